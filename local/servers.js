@@ -1,0 +1,112 @@
+/**
+ * The local stand-in for AWS: DynamoDB Local and the S3 emulator on loopback, with the target table
+ * and the source bucket created. Used by `npm start` and the test setup. Everything started here is
+ * stopped by stop(), and also on process exit, errors and Ctrl-C.
+ */
+import { CreateTableCommand, DynamoDBClient, waitUntilTableExists } from '@aws-sdk/client-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
+import { startDynamoDBLocal } from './dynamodb-local.js';
+import { S3RVER_CREDENTIALS, startS3Emulator } from './s3-emulator.js';
+
+export const LOCAL_REGION = 'us-east-1';
+
+/**
+ * @typedef {object} LocalServers
+ * @property {string} dynamodbEndpoint
+ * @property {string} s3Endpoint
+ * @property {Record<string, string>} env   what the handler needs to talk to these servers
+ * @property {DynamoDBClient} dynamodb
+ * @property {S3Client} s3
+ * @property {(table: string, keys?: TableKeys) => Promise<void>} createTable
+ * @property {() => Promise<void>} stop
+ */
+
+/** @typedef {{ partition: { name: string, type: 'S' | 'N' }, sort?: { name: string, type: 'S' | 'N' } }} TableKeys */
+
+/** Sets the credentials both local servers accept; the SDK's default chain reads them. */
+export function useLocalCredentials() {
+  process.env.AWS_ACCESS_KEY_ID = S3RVER_CREDENTIALS.accessKeyId;
+  process.env.AWS_SECRET_ACCESS_KEY = S3RVER_CREDENTIALS.secretAccessKey;
+  delete process.env.AWS_SESSION_TOKEN;
+  delete process.env.AWS_PROFILE;
+}
+
+/**
+ * @param {{ buckets: string[], tables?: string[] }} options
+ * @returns {Promise<LocalServers>}
+ */
+export async function startLocalServers({ buckets, tables = [] }) {
+  useLocalCredentials();
+  const [dynamoLocal, s3Emulator] = await Promise.all([startDynamoDBLocal(), startS3Emulator(buckets)]);
+  const credentials = S3RVER_CREDENTIALS;
+  const dynamodb = new DynamoDBClient({ region: LOCAL_REGION, endpoint: dynamoLocal.endpoint, credentials });
+  const s3 = new S3Client({ region: LOCAL_REGION, endpoint: s3Emulator.endpoint, forcePathStyle: true, credentials });
+
+  let stopped = false;
+  async function stop() {
+    if (stopped) return;
+    stopped = true;
+    process.off('exit', stopNow);
+    dynamodb.destroy();
+    s3.destroy();
+    await Promise.allSettled([dynamoLocal.stop(), s3Emulator.stop()]);
+  }
+  // On a plain exit only synchronous work runs: closing the launcher's stdin makes Java exit.
+  function stopNow() {
+    void stop();
+  }
+  process.on('exit', stopNow);
+
+  /** @type {LocalServers['createTable']} */
+  async function createTable(table, keys = { partition: { name: 'id', type: /** @type {const} */ ('S') } }) {
+    const attributes = [keys.partition, ...(keys.sort ? [keys.sort] : [])];
+    await dynamodb.send(
+      new CreateTableCommand({
+        TableName: table,
+        BillingMode: 'PAY_PER_REQUEST',
+        AttributeDefinitions: attributes.map((key) => ({ AttributeName: key.name, AttributeType: key.type })),
+        KeySchema: [
+          { AttributeName: keys.partition.name, KeyType: 'HASH' },
+          ...(keys.sort ? [{ AttributeName: keys.sort.name, KeyType: /** @type {const} */ ('RANGE') }] : []),
+        ],
+      }),
+    );
+    await waitUntilTableExists({ client: dynamodb, maxWaitTime: 30 }, { TableName: table });
+  }
+
+  try {
+    for (const table of tables) await createTable(table);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+
+  return {
+    dynamodbEndpoint: dynamoLocal.endpoint,
+    s3Endpoint: s3Emulator.endpoint,
+    env: {
+      AWS_REGION: LOCAL_REGION,
+      AWS_ACCESS_KEY_ID: credentials.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
+      DYNAMODB_ENDPOINT: dynamoLocal.endpoint,
+      S3_ENDPOINT: s3Emulator.endpoint,
+    },
+    dynamodb,
+    s3,
+    createTable,
+    stop,
+  };
+}
+
+/**
+ * Stops the servers on Ctrl-C and termination, then exits with the conventional code.
+ * @param {LocalServers} servers
+ */
+export function stopOnSignals(servers) {
+  for (const signal of /** @type {const} */ (['SIGINT', 'SIGTERM'])) {
+    process.once(signal, () => {
+      process.stderr.write(`\n${signal}: stopping the local servers...\n`);
+      servers.stop().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
+    });
+  }
+}

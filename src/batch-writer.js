@@ -1,0 +1,214 @@
+/**
+ * Groups items into BatchWriteItem calls of 25 and keeps at most `limit.concurrency` of them in flight
+ * (a sliding window: a new call starts as soon as any call ends). Items DynamoDB leaves unprocessed, and
+ * calls that fail for capacity or a transient fault, are re-sent with full-jitter backoff up to
+ * maxAttempts; then they are rejected with the last error. Nothing is dropped without being counted.
+ */
+import { BatchWriteItemCommand } from '@aws-sdk/client-dynamodb';
+import pLimit from 'p-limit';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { backoffDelay, classifyError, describeError } from './retry.js';
+
+export const BATCH_SIZE = 25;
+
+/** @typedef {import('./rows.js').Item} Item */
+/** @typedef {import('./rows.js').RejectReason} RejectReason */
+/** @typedef {import('./throughput.js').Stats} Stats */
+
+/**
+ * One row on its way to the table.
+ * @typedef {object} Entry
+ * @property {Item} item
+ * @property {string} keyId   primary key as one string
+ * @property {number} line    line of the CSV where the record starts
+ * @property {string[]} fields  the original fields, for the rejects file
+ */
+
+/**
+ * @typedef {object} Rejection
+ * @property {number} line
+ * @property {RejectReason} reason
+ * @property {string} message
+ * @property {string[]} fields
+ */
+
+/**
+ * @typedef {object} BatchWriterOptions
+ * @property {{ send: (command: BatchWriteItemCommand) => Promise<import('@aws-sdk/client-dynamodb').BatchWriteItemCommandOutput> }} client
+ * @property {string} table
+ * @property {(item: Item) => string} keyIdOf   the keyId of an item as DynamoDB returns it
+ * @property {number} concurrency
+ * @property {number} maxAttempts
+ * @property {number} backoffBaseMs
+ * @property {number} backoffCapMs
+ * @property {Stats} stats
+ * @property {(rejection: Rejection) => void} onReject
+ * @property {(ms: number) => Promise<unknown>} [wait]  for tests
+ */
+
+/** @param {BatchWriterOptions} options */
+export function createBatchWriter(options) {
+  const { client, table, keyIdOf, maxAttempts, backoffBaseMs, backoffCapMs, stats, onReject, wait = sleep } = options;
+  const limit = pLimit(options.concurrency);
+  stats.window = limit.concurrency;
+
+  /** @type {Entry[]} */
+  let batch = [];
+  /** @type {Map<string, number>} keyId -> index in batch */
+  let batchKeys = new Map();
+  /** @type {Set<Promise<void>>} */
+  const inFlight = new Set();
+  /** @type {(() => void) | undefined} */
+  let wakeReader;
+  /** @type {unknown} */
+  let fatal;
+
+  function reject(/** @type {Entry} */ entry, /** @type {RejectReason} */ reason, /** @type {string} */ message) {
+    stats.rejected++;
+    stats.rejectedByReason[reason] = (stats.rejectedByReason[reason] ?? 0) + 1;
+    onReject({ line: entry.line, reason, message, fields: entry.fields });
+  }
+
+  /** @param {Entry[]} entries */
+  function command(entries) {
+    const requests = new Array(entries.length);
+    for (let i = 0; i < entries.length; i++) requests[i] = { PutRequest: { Item: entries[i].item } };
+    return new BatchWriteItemCommand({ RequestItems: { [table]: requests }, ReturnConsumedCapacity: 'TOTAL' });
+  }
+
+  /**
+   * Sends entries until all are written or rejected. Throws only a fatal error.
+   * @param {Entry[]} entries
+   */
+  async function writeBatch(entries) {
+    let pending = entries;
+    /** @type {unknown} */
+    let lastError;
+    for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+      if (attempt > 1) {
+        if (fatal !== undefined) break;
+        stats.retries++;
+        await wait(backoffDelay(attempt - 1, backoffBaseMs, backoffCapMs));
+      }
+      stats.calls++;
+      let output;
+      try {
+        output = await client.send(command(pending));
+      } catch (error) {
+        const kind = classifyError(error);
+        if (kind === 'fatal') throw error;
+        if (kind === 'invalid') return splitRefused(pending, error);
+        if (kind === 'throttle') {
+          stats.throttledCalls++;
+          stats.throttledItems += pending.length;
+        } else {
+          stats.transientErrors++;
+        }
+        lastError = error;
+        continue;
+      }
+      for (const consumed of output.ConsumedCapacity ?? []) stats.wcu += consumed.CapacityUnits ?? 0;
+      const unprocessed = output.UnprocessedItems?.[table] ?? [];
+      stats.written += pending.length - unprocessed.length;
+      if (unprocessed.length === 0) return;
+      stats.throttledItems += unprocessed.length;
+      pending = matchUnprocessed(pending, unprocessed);
+      lastError = `${unprocessed.length} of ${pending.length} items came back as UnprocessedItems`;
+    }
+    const reason = fatal !== undefined ? `the import stopped on a fatal error after ${describeError(fatal)}` : `${maxAttempts} attempts`;
+    for (const entry of pending) reject(entry, 'ATTEMPTS_EXHAUSTED', `not written after ${reason}; last error: ${describeError(lastError)}`);
+  }
+
+  /**
+   * The table refused the call (ValidationException). Halve it until the refused items stand alone, so
+   * that one bad item costs only itself.
+   * @param {Entry[]} entries
+   * @param {unknown} error
+   */
+  async function splitRefused(entries, error) {
+    if (entries.length === 1) {
+      reject(entries[0], 'REJECTED_BY_TABLE', describeError(error));
+      return;
+    }
+    const middle = Math.ceil(entries.length / 2);
+    await writeBatch(entries.slice(0, middle));
+    await writeBatch(entries.slice(middle));
+  }
+
+  /**
+   * @param {Entry[]} sent
+   * @param {Array<{ PutRequest?: { Item?: Item } }>} unprocessed
+   */
+  function matchUnprocessed(sent, unprocessed) {
+    const byKey = new Map(sent.map((entry) => [entry.keyId, entry]));
+    return unprocessed.map((request) => {
+      const item = request.PutRequest?.Item;
+      const entry = item === undefined ? undefined : byKey.get(keyIdOf(item));
+      if (entry === undefined) throw new Error(`DynamoDB returned an unprocessed item that was not in the batch (table ${table})`);
+      return entry;
+    });
+  }
+
+  function dispatch() {
+    const entries = batch;
+    batch = [];
+    batchKeys = new Map();
+    stats.inFlight++;
+    const call = limit(() => writeBatch(entries))
+      .catch((error) => {
+        // The first fatal error stops the import; the summary counts what it left unwritten.
+        if (fatal === undefined) fatal = error;
+      })
+      .finally(() => {
+        stats.inFlight--;
+        inFlight.delete(call);
+        const wake = wakeReader;
+        wakeReader = undefined;
+        wake?.();
+      });
+    inFlight.add(call);
+  }
+
+  function windowIsFull() {
+    return limit.activeCount + limit.pendingCount >= limit.concurrency;
+  }
+
+  return {
+    /**
+     * Adds one row. Returns a promise when the caller must wait (the window is full), else undefined,
+     * so that the common path costs no promise.
+     * @param {Entry} entry
+     * @returns {Promise<void> | undefined}
+     */
+    add(entry) {
+      if (fatal !== undefined) throw fatal;
+      const previous = batchKeys.get(entry.keyId);
+      if (previous !== undefined) {
+        batch[previous] = entry;
+        stats.duplicatesCollapsed++;
+        return undefined;
+      }
+      batchKeys.set(entry.keyId, batch.length);
+      batch.push(entry);
+      if (batch.length < BATCH_SIZE) return undefined;
+      dispatch();
+      return windowIsFull() ? slotFree() : undefined;
+    },
+
+    /** Sends the last partial batch and waits for every call to end. Throws the first fatal error. */
+    async flush() {
+      if (batch.length > 0 && fatal === undefined) dispatch();
+      while (inFlight.size > 0) await Promise.all(inFlight);
+      if (fatal !== undefined) throw fatal;
+    },
+
+    limit,
+  };
+
+  /** @returns {Promise<void>} */
+  function slotFree() {
+    return new Promise((resolve) => {
+      wakeReader = () => resolve(undefined);
+    }).then(() => (fatal !== undefined ? Promise.reject(fatal) : windowIsFull() ? slotFree() : undefined));
+  }
+}

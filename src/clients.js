@@ -1,0 +1,62 @@
+/**
+ * SDK clients for one import: keep-alive sockets sized to the write window, endpoint overrides for
+ * local mode. Clients are cached per settings so a warm Lambda reuses its open connections.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
+import { NodeHttpHandler } from '@smithy/node-http-handler';
+import http from 'node:http';
+import https from 'node:https';
+
+/** @typedef {{ dynamodb: DynamoDBClient, s3: S3Client }} Clients */
+
+/** @type {Map<string, Clients>} */
+const cache = new Map();
+
+/**
+ * @param {Pick<import('./config.js').ImportConfig, 'region' | 'concurrency' | 'dynamodbEndpoint' | 's3Endpoint'>} config
+ * @returns {Clients}
+ */
+export function clientsFor(config) {
+  const cacheKey = JSON.stringify([config.region, config.concurrency, config.dynamodbEndpoint, config.s3Endpoint]);
+  let clients = cache.get(cacheKey);
+  if (clients === undefined) {
+    clients = createClients(config);
+    cache.set(cacheKey, clients);
+  }
+  return clients;
+}
+
+/**
+ * @param {Pick<import('./config.js').ImportConfig, 'region' | 'concurrency' | 'dynamodbEndpoint' | 's3Endpoint'>} config
+ * @returns {Clients}
+ */
+export function createClients(config) {
+  // One socket per call in flight, plus a few for retries that overlap a closing socket.
+  const agentOptions = { keepAlive: true, maxSockets: config.concurrency + 8 };
+  const dynamodb = new DynamoDBClient({
+    region: config.region,
+    endpoint: config.dynamodbEndpoint,
+    // The batch writer owns retries: it must see throttles and UnprocessedItems to count them and
+    // back off once, not under a second, hidden retry loop.
+    maxAttempts: 1,
+    requestHandler: new NodeHttpHandler({
+      httpAgent: new http.Agent(agentOptions),
+      httpsAgent: new https.Agent(agentOptions),
+      connectionTimeout: 3_000,
+      requestTimeout: 20_000,
+    }),
+  });
+  const s3 = new S3Client({
+    region: config.region,
+    endpoint: config.s3Endpoint,
+    forcePathStyle: config.s3Endpoint !== undefined,
+    requestHandler: new NodeHttpHandler({
+      httpAgent: new http.Agent({ keepAlive: true }),
+      httpsAgent: new https.Agent({ keepAlive: true }),
+      connectionTimeout: 3_000,
+      requestTimeout: 20_000,
+    }),
+  });
+  return { dynamodb, s3 };
+}

@@ -1,0 +1,216 @@
+/**
+ * Import options: each comes from the payload, then the environment, then a default, and is checked
+ * once, before any I/O. A bad value throws a ConfigError naming the option, the value and what is allowed.
+ */
+
+/** @typedef {'S' | 'N' | 'BOOL'} ColumnType */
+
+/**
+ * @typedef {object} ImportConfig
+ * @property {string} bucket            source bucket
+ * @property {string} key               source object key
+ * @property {string} table             target DynamoDB table
+ * @property {string} keyColumn         CSV column holding the table's partition key
+ * @property {string | undefined} sortKeyColumn  CSV column holding the table's sort key, if it has one
+ * @property {boolean} generateKey      fill keyColumn with a deterministic UUID instead of reading it
+ * @property {Record<string, ColumnType>} columnTypes  per-column DynamoDB type; unlisted columns are S
+ * @property {string} delimiter         one-character CSV field delimiter
+ * @property {number} concurrency       BatchWriteItem calls in flight at most
+ * @property {number} maxAttempts       attempts per batch before its items are rejected
+ * @property {number} backoffBaseMs     first backoff ceiling; doubles per attempt (full jitter)
+ * @property {number} backoffCapMs      largest backoff ceiling
+ * @property {number} logIntervalMs     period of the throughput log line
+ * @property {string} region            AWS region of the clients
+ * @property {string | undefined} dynamodbEndpoint  endpoint override (local mode)
+ * @property {string | undefined} s3Endpoint        endpoint override (local mode)
+ */
+
+export class ConfigError extends Error {
+  /**
+   * @param {string} option
+   * @param {unknown} value
+   * @param {string} allowed what would be accepted, phrased as a fix
+   */
+  constructor(option, value, allowed) {
+    super(`Invalid option "${option}": got ${JSON.stringify(value)}; ${allowed}`);
+    this.name = 'ConfigError';
+    this.option = option;
+  }
+}
+
+/**
+ * Every option: its payload name, environment variable, default and parser.
+ * The parser gets the raw value (string from env, anything from the payload) and returns the typed one.
+ * @type {Array<{ name: keyof ImportConfig, env?: string, fallback?: unknown, parse: (raw: unknown, name: string) => unknown }>}
+ */
+const OPTIONS = [
+  { name: 'bucket', parse: requiredString },
+  { name: 'key', parse: requiredString },
+  { name: 'table', env: 'TABLE_NAME', parse: tableName },
+  { name: 'keyColumn', env: 'KEY_COLUMN', fallback: 'id', parse: requiredString },
+  { name: 'sortKeyColumn', env: 'SORT_KEY_COLUMN', parse: optionalString },
+  { name: 'generateKey', env: 'GENERATE_KEY', fallback: false, parse: boolean },
+  { name: 'columnTypes', env: 'COLUMN_TYPES', fallback: {}, parse: columnTypes },
+  { name: 'delimiter', env: 'CSV_DELIMITER', fallback: ',', parse: delimiter },
+  { name: 'concurrency', env: 'CONCURRENCY', fallback: 32, parse: integerIn(1, 1024) },
+  { name: 'maxAttempts', env: 'MAX_ATTEMPTS', fallback: 12, parse: integerIn(1, 100) },
+  { name: 'backoffBaseMs', env: 'BACKOFF_BASE_MS', fallback: 25, parse: integerIn(1, 60_000) },
+  { name: 'backoffCapMs', env: 'BACKOFF_CAP_MS', fallback: 5_000, parse: integerIn(1, 300_000) },
+  { name: 'logIntervalMs', env: 'LOG_INTERVAL_MS', fallback: 1_000, parse: integerIn(100, 3_600_000) },
+  { name: 'region', env: 'AWS_REGION', fallback: 'us-east-1', parse: requiredString },
+  { name: 'dynamodbEndpoint', env: 'DYNAMODB_ENDPOINT', parse: optionalUrl },
+  { name: 's3Endpoint', env: 'S3_ENDPOINT', parse: optionalUrl },
+];
+
+/** Options that only the deployment may set: a payload cannot point the function at another server. */
+const ENV_ONLY = new Set(['region', 'dynamodbEndpoint', 's3Endpoint']);
+
+export const OPTION_NAMES = OPTIONS.map((option) => option.name);
+
+/**
+ * @param {Record<string, unknown>} payload  direct-invocation payload or one S3 event record's job
+ * @param {Record<string, string | undefined>} env
+ * @returns {Readonly<ImportConfig>}
+ */
+export function resolveConfig(payload, env) {
+  const known = new Set(OPTION_NAMES);
+  for (const name of Object.keys(payload)) {
+    if (!known.has(/** @type {any} */ (name)) || ENV_ONLY.has(name)) {
+      throw new ConfigError(name, payload[name], `unknown option; known options are ${OPTION_NAMES.filter((n) => !ENV_ONLY.has(n)).join(', ')}`);
+    }
+  }
+  /** @type {Record<string, unknown>} */
+  const config = {};
+  for (const option of OPTIONS) {
+    const fromEnv = option.env === undefined ? undefined : emptyToUndefined(env[option.env]);
+    const raw = payload[option.name] ?? fromEnv ?? option.fallback;
+    const label = payload[option.name] === undefined && fromEnv !== undefined ? `${option.name} (env ${option.env})` : option.name;
+    config[option.name] = option.parse(raw, label);
+  }
+  const result = /** @type {ImportConfig} */ (config);
+  crossCheck(result);
+  return Object.freeze(result);
+}
+
+/** @param {ImportConfig} config */
+function crossCheck(config) {
+  if (config.backoffCapMs < config.backoffBaseMs) {
+    throw new ConfigError('backoffCapMs', config.backoffCapMs, `must be at least backoffBaseMs (${config.backoffBaseMs})`);
+  }
+  if (config.sortKeyColumn === config.keyColumn) {
+    throw new ConfigError('sortKeyColumn', config.sortKeyColumn, 'must differ from keyColumn');
+  }
+  for (const column of [config.keyColumn, config.sortKeyColumn]) {
+    const type = column === undefined ? undefined : config.columnTypes[column];
+    if (type === 'BOOL') {
+      throw new ConfigError('columnTypes', `${column}:BOOL`, 'a key column can only be S or N');
+    }
+  }
+  if (config.generateKey && config.columnTypes[config.keyColumn] === 'N') {
+    throw new ConfigError('generateKey', true, `generated keys are UUID strings, but keyColumn "${config.keyColumn}" is typed N in columnTypes`);
+  }
+}
+
+/** @param {string | undefined} value */
+function emptyToUndefined(value) {
+  return value === undefined || value.trim() === '' ? undefined : value;
+}
+
+/** @param {unknown} raw @param {string} name */
+function requiredString(raw, name) {
+  if (typeof raw !== 'string' || raw.trim() === '') {
+    throw new ConfigError(name, raw, 'a non-empty string is required');
+  }
+  return raw;
+}
+
+/** @param {unknown} raw @param {string} name */
+function optionalString(raw, name) {
+  return raw === undefined ? undefined : requiredString(raw, name);
+}
+
+/** @param {unknown} raw @param {string} name */
+function tableName(raw, name) {
+  if (raw === undefined) {
+    throw new ConfigError(name, raw, 'name the target table in the payload ("table") or in the TABLE_NAME environment variable');
+  }
+  if (typeof raw !== 'string' || !/^[a-zA-Z0-9_.-]{3,255}$/.test(raw)) {
+    throw new ConfigError(name, raw, 'a DynamoDB table name is 3-255 characters of a-z, A-Z, 0-9, "_", "-" and "."');
+  }
+  return raw;
+}
+
+/** @param {unknown} raw @param {string} name */
+function boolean(raw, name) {
+  if (raw === true || raw === 'true') return true;
+  if (raw === false || raw === 'false') return false;
+  throw new ConfigError(name, raw, 'use true or false');
+}
+
+/** @param {unknown} raw @param {string} name */
+function delimiter(raw, name) {
+  const value = raw === '\\t' ? '\t' : raw;
+  if (typeof value !== 'string' || value.length !== 1 || value === '"' || value === '\n' || value === '\r') {
+    throw new ConfigError(name, raw, 'use one character other than a quote or a line break, such as "," ";" "|" or "\\t"');
+  }
+  return value;
+}
+
+/**
+ * @param {number} min
+ * @param {number} max
+ * @returns {(raw: unknown, name: string) => number}
+ */
+function integerIn(min, max) {
+  return (raw, name) => {
+    const value = typeof raw === 'string' && /^\s*\d+\s*$/.test(raw) ? Number(raw) : raw;
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+      throw new ConfigError(name, raw, `use a whole number from ${min} to ${max}`);
+    }
+    return value;
+  };
+}
+
+/** @param {unknown} raw @param {string} name */
+function optionalUrl(raw, name) {
+  if (raw === undefined) return undefined;
+  if (typeof raw !== 'string' || !URL.canParse(raw) || !/^https?:$/.test(new URL(raw).protocol)) {
+    throw new ConfigError(name, raw, 'use an http:// or https:// URL, such as http://127.0.0.1:8000');
+  }
+  return raw;
+}
+
+const COLUMN_TYPES = new Set(['S', 'N', 'BOOL']);
+
+/**
+ * Accepts `{"age": "N"}` or the string form `age:N,active:BOOL` (the only form an env var can hold).
+ * @param {unknown} raw @param {string} name
+ * @returns {Record<string, ColumnType>}
+ */
+function columnTypes(raw, name) {
+  /** @type {Array<[string, unknown]>} */
+  let pairs;
+  if (typeof raw === 'string') {
+    pairs = raw
+      .split(',')
+      .filter((part) => part.trim() !== '')
+      .map((part) => {
+        const at = part.lastIndexOf(':');
+        if (at <= 0) throw new ConfigError(name, raw, `"${part}" is not column:TYPE; write e.g. "age:N,active:BOOL"`);
+        return [part.slice(0, at).trim(), part.slice(at + 1).trim().toUpperCase()];
+      });
+  } else if (raw !== null && typeof raw === 'object' && !Array.isArray(raw)) {
+    pairs = Object.entries(raw).map(([column, type]) => [column, typeof type === 'string' ? type.toUpperCase() : type]);
+  } else {
+    throw new ConfigError(name, raw, 'use an object like {"age":"N","active":"BOOL"} or a string like "age:N,active:BOOL"');
+  }
+  /** @type {Record<string, ColumnType>} */
+  const types = {};
+  for (const [column, type] of pairs) {
+    if (typeof type !== 'string' || !COLUMN_TYPES.has(type)) {
+      throw new ConfigError(name, raw, `column "${column}" has type ${JSON.stringify(type)}; the types are S, N and BOOL`);
+    }
+    types[column] = /** @type {ColumnType} */ (type);
+  }
+  return types;
+}

@@ -1,0 +1,75 @@
+/**
+ * A CSV byte stream as an ordered stream of records, each with the line it starts on, and of malformed
+ * records, each with its line and what is wrong. Parsing goes on after a malformed record.
+ */
+import { parse } from 'csv-parse';
+
+/**
+ * @typedef {object} CsvRecord
+ * @property {string[]} fields
+ * @property {number} line      line where the record starts (1-based)
+ * @property {number} endByte   bytes of the stream consumed up to the end of this record
+ */
+
+/**
+ * @typedef {object} CsvSkip
+ * @property {undefined} fields
+ * @property {number} line
+ * @property {'MALFORMED_CSV' | 'FIELD_COUNT'} reason
+ * @property {string} message
+ * @property {string[]} partialFields  what could be read of the record
+ */
+
+/**
+ * The parser to pipe bytes into, and `toRow`, which turns each of its outputs, read in order, into a
+ * record or a skip with its line number.
+ * @param {{ delimiter: string }} options
+ */
+export function createRecordParser({ delimiter }) {
+  // Start line of the next record: the line after the previous record's end, past skipped empty lines.
+  // Records and skips pass through one ordered stream, so this bookkeeping runs in file order.
+  let lastEndLine = 0;
+  let lastEmptyLines = 0;
+  /** @param {number} endLine @param {number} emptyLines */
+  function startLine(endLine, emptyLines) {
+    const line = lastEndLine + 1 + (emptyLines - lastEmptyLines);
+    lastEndLine = endLine;
+    lastEmptyLines = emptyLines;
+    return line;
+  }
+
+  const parser = parse({
+    delimiter,
+    bom: true,
+    info: true,
+    skip_empty_lines: true,
+    skip_records_with_error: true,
+    // Called while parsing, ahead of records still buffered for the reader: push the skip into the
+    // same readable buffer so that the reader sees records and skips in file order.
+    on_skip: (error) => {
+      parser.push({ skipped: error });
+    },
+  });
+
+  /**
+   * @param {any} output  one value read from the parser
+   * @returns {CsvRecord | CsvSkip}
+   */
+  function toRow(output) {
+    if (output.skipped !== undefined) {
+      const error = /** @type {{ code?: string, message: string, lines?: number, empty_lines?: number, record?: string[] }} */ (output.skipped);
+      const line = startLine(error.lines ?? lastEndLine + 1, error.empty_lines ?? lastEmptyLines);
+      return {
+        fields: undefined,
+        line,
+        reason: error.code === 'CSV_RECORD_INCONSISTENT_FIELDS_LENGTH' ? 'FIELD_COUNT' : 'MALFORMED_CSV',
+        message: `line ${line}: ${error.message}`,
+        partialFields: error.record ?? [],
+      };
+    }
+    const { record, info } = output;
+    return { fields: record, line: startLine(info.lines, info.empty_lines), endByte: info.bytes };
+  }
+
+  return { parser, toRow };
+}

@@ -1,0 +1,52 @@
+/**
+ * What to do about a failed BatchWriteItem call, and how long to wait before the next attempt.
+ */
+
+const THROTTLES = new Set(['ProvisionedThroughputExceededException', 'ThrottlingException', 'RequestLimitExceeded']);
+
+const NETWORK_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EPIPE', 'ECONNABORTED', 'EAI_AGAIN', 'UND_ERR_SOCKET']);
+const TIMEOUT_NAMES = new Set(['TimeoutError', 'RequestTimeout', 'RequestTimeoutException']);
+
+/**
+ * - throttle: the whole call was refused for capacity; retry, and count the items as throttled.
+ * - transient: 5xx, connection reset, time-out; retry.
+ * - invalid: the table refused the request (ValidationException); retrying cannot help, but a smaller
+ *   request may: the batch is split to find the offending items.
+ * - fatal: the import cannot go on (missing table, no permission, bad credentials).
+ * @typedef {'throttle' | 'transient' | 'invalid' | 'fatal'} ErrorKind
+ */
+
+/**
+ * @param {unknown} error
+ * @returns {ErrorKind}
+ */
+export function classifyError(error) {
+  const e = /** @type {{ name?: string, code?: string, $metadata?: { httpStatusCode?: number }, $retryable?: unknown }} */ (error ?? {});
+  const name = e.name ?? '';
+  if (THROTTLES.has(name)) return 'throttle';
+  if (name === 'ValidationException') return 'invalid';
+  const status = e.$metadata?.httpStatusCode;
+  if (status !== undefined && status >= 500) return 'transient';
+  if (TIMEOUT_NAMES.has(name) || (e.code !== undefined && NETWORK_CODES.has(e.code)) || NETWORK_CODES.has(name)) return 'transient';
+  if (name === 'AbortError' || /socket hang up|other side closed|ECONNRESET/i.test(String(/** @type {any} */ (error)?.message))) return 'transient';
+  if (e.$retryable) return 'transient';
+  return 'fatal';
+}
+
+/**
+ * Exponential backoff with full jitter: a uniform wait in [0, min(cap, base * 2^(retry-1))).
+ * @param {number} retry   1 for the first retry
+ * @param {number} baseMs
+ * @param {number} capMs
+ * @param {() => number} [random]
+ */
+export function backoffDelay(retry, baseMs, capMs, random = Math.random) {
+  const ceiling = Math.min(capMs, baseMs * 2 ** Math.min(retry - 1, 30));
+  return Math.floor(random() * ceiling);
+}
+
+/** A short description of an error for summaries and rejects: name and message, never a stack. @param {unknown} error */
+export function describeError(error) {
+  if (error instanceof Error) return `${error.name}: ${error.message}`;
+  return String(error);
+}

@@ -1,0 +1,172 @@
+/**
+ * CSV records to DynamoDB items. The header names the attributes; each column gets a converter once,
+ * so the per-row path is one loop that builds AttributeValues directly (no generic marshalling).
+ */
+import { v5 as uuidv5 } from 'uuid';
+
+/** @typedef {import('@aws-sdk/client-dynamodb').AttributeValue} AttributeValue */
+/** @typedef {Record<string, AttributeValue>} Item */
+/** @typedef {import('./config.js').ImportConfig} ImportConfig */
+
+/**
+ * Why a row was not written. Codes are stable: they appear in the summary and the rejects file.
+ * @typedef {'MALFORMED_CSV' | 'FIELD_COUNT' | 'INVALID_NUMBER' | 'INVALID_BOOL' | 'MISSING_KEY' | 'ITEM_TOO_LARGE' | 'REJECTED_BY_TABLE' | 'ATTEMPTS_EXHAUSTED'} RejectReason
+ */
+
+export const MAX_ITEM_BYTES = 400 * 1024;
+
+/** Namespace of generated keys: uuid v5 of (bucket, key, ETag, line) under it is stable across re-runs. */
+const GENERATED_KEY_NAMESPACE = '6f1f4a52-3c0e-4f5e-9d3a-6a2b8f0c1e47';
+
+export class RowError extends Error {
+  /** @param {RejectReason} reason @param {string} message */
+  constructor(reason, message) {
+    super(message);
+    this.name = 'RowError';
+    this.reason = reason;
+  }
+}
+
+/** A problem with the file or options as a whole: nothing can be imported until it is fixed. */
+export class HeaderError extends Error {
+  /** @param {string} message */
+  constructor(message) {
+    super(message);
+    this.name = 'HeaderError';
+  }
+}
+
+/**
+ * @typedef {object} BuiltItem
+ * @property {Item} item
+ * @property {string} keyId  primary key as one string, to find duplicates within a batch
+ */
+
+/**
+ * @param {string[]} header  the first record, BOM already stripped by the parser
+ * @param {ImportConfig} config
+ * @param {{ etag: string }} source  the object version, for deterministic generated keys
+ * @returns {(fields: string[], line: number) => BuiltItem}
+ */
+export function createItemBuilder(header, config, source) {
+  const names = header.map((name) => name.trim());
+  checkHeader(names, config);
+
+  const types = names.map((name) => config.columnTypes[name] ?? 'S');
+  const keyIndex = config.generateKey ? -1 : names.indexOf(config.keyColumn);
+  const sortIndex = config.sortKeyColumn === undefined ? -1 : names.indexOf(config.sortKeyColumn);
+  const keyPrefix = `${config.bucket}/${config.key}#${source.etag}:`;
+  // Byte length is at most 3 x UTF-16 length (and attribute names count too): rows under this many
+  // characters cannot reach 400 KB, so only rare huge rows pay for an exact size.
+  const nameChars = names.reduce((sum, name) => sum + name.length, 0);
+  const fastSizeLimit = Math.floor(MAX_ITEM_BYTES / 3) - nameChars;
+
+  return function buildItem(fields, line) {
+    /** @type {Item} */
+    const item = {};
+    let chars = 0;
+    for (let i = 0; i < fields.length; i++) {
+      const value = fields[i];
+      if (value === '') continue;
+      chars += value.length;
+      const type = types[i];
+      if (type === 'S') {
+        item[names[i]] = { S: value };
+      } else if (type === 'N') {
+        if (!isDynamoNumber(value)) {
+          throw new RowError('INVALID_NUMBER', `line ${line}: column "${names[i]}" is typed N but its value is not a number`);
+        }
+        item[names[i]] = { N: value };
+      } else {
+        const lower = value.toLowerCase();
+        if (lower !== 'true' && lower !== 'false') {
+          throw new RowError('INVALID_BOOL', `line ${line}: column "${names[i]}" is typed BOOL but its value is not true or false`);
+        }
+        item[names[i]] = { BOOL: lower === 'true' };
+      }
+    }
+
+    let keyValue;
+    if (keyIndex === -1) {
+      keyValue = uuidv5(keyPrefix + line, GENERATED_KEY_NAMESPACE);
+      item[config.keyColumn] = { S: keyValue };
+    } else {
+      keyValue = fields[keyIndex];
+      if (keyValue === undefined || keyValue === '') {
+        throw new RowError('MISSING_KEY', `line ${line}: key column "${config.keyColumn}" is empty`);
+      }
+    }
+    let keyId = keyValue;
+    if (sortIndex !== -1) {
+      const sortValue = fields[sortIndex];
+      if (sortValue === undefined || sortValue === '') {
+        throw new RowError('MISSING_KEY', `line ${line}: sort key column "${config.sortKeyColumn}" is empty`);
+      }
+      keyId = `${keyValue}\u0000${sortValue}`;
+    }
+
+    if (chars > fastSizeLimit) {
+      const bytes = itemBytes(item);
+      if (bytes > MAX_ITEM_BYTES) {
+        throw new RowError('ITEM_TOO_LARGE', `line ${line}: item is ${bytes} bytes; DynamoDB's limit is ${MAX_ITEM_BYTES}`);
+      }
+    }
+    return { item, keyId };
+  };
+}
+
+/** @param {string[]} names @param {ImportConfig} config */
+function checkHeader(names, config) {
+  const where = `s3://${config.bucket}/${config.key}`;
+  const seen = new Set();
+  names.forEach((name, i) => {
+    if (name === '') throw new HeaderError(`${where}: header column ${i + 1} has no name; every column needs one, it becomes the attribute name`);
+    if (seen.has(name)) throw new HeaderError(`${where}: header names column "${name}" twice; attribute names must be unique`);
+    seen.add(name);
+  });
+  if (!config.generateKey && !seen.has(config.keyColumn)) {
+    throw new HeaderError(
+      `${where}: the header has no key column "${config.keyColumn}" (columns: ${names.join(', ')}); set keyColumn to the column holding the table's partition key, or generateKey: true`,
+    );
+  }
+  if (config.generateKey && seen.has(config.keyColumn)) {
+    throw new HeaderError(`${where}: generateKey is on but the header already has a "${config.keyColumn}" column; turn generateKey off to use it`);
+  }
+  if (config.sortKeyColumn !== undefined && !seen.has(config.sortKeyColumn)) {
+    throw new HeaderError(`${where}: the header has no sort key column "${config.sortKeyColumn}" (columns: ${names.join(', ')})`);
+  }
+  for (const column of Object.keys(config.columnTypes)) {
+    if (!seen.has(column) && column !== config.keyColumn) {
+      throw new HeaderError(`${where}: columnTypes names "${column}", which is not in the header (columns: ${names.join(', ')})`);
+    }
+  }
+}
+
+// DynamoDB numbers: optional sign, digits with an optional fraction, optional exponent.
+const NUMBER = /^-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
+
+/** @param {string} value */
+export function isDynamoNumber(value) {
+  if (!NUMBER.test(value)) return false;
+  if (value.length <= 38) return true;
+  // At most 38 significant digits: count them without leading and trailing zeros.
+  const mantissa = value.replace(/^-/, '').replace(/[eE].*$/, '').replace('.', '');
+  return mantissa.replace(/^0+/, '').replace(/0+$/, '').length <= 38;
+}
+
+/**
+ * Item size as DynamoDB counts it: attribute name bytes plus value bytes (numbers roughly one byte per
+ * two digits plus one).
+ * @param {Item} item
+ */
+export function itemBytes(item) {
+  let bytes = 0;
+  for (const name in item) {
+    const value = item[name];
+    bytes += Buffer.byteLength(name);
+    if (value.S !== undefined) bytes += Buffer.byteLength(value.S);
+    else if (value.N !== undefined) bytes += Math.ceil(value.N.length / 2) + 1;
+    else bytes += 1;
+  }
+  return bytes;
+}
