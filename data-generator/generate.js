@@ -1,0 +1,186 @@
+#!/usr/bin/env node
+/**
+ * Writes realistic person rows as CSV, streaming with backpressure, to a file or straight to S3.
+ * Run with --help for the options.
+ */
+import { S3Client } from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
+import { createWriteStream } from 'node:fs';
+import { PassThrough } from 'node:stream';
+import { finished } from 'node:stream/promises';
+import { parseArgs } from 'node:util';
+import { pathToFileURL } from 'node:url';
+
+const HELP = `Usage: node data-generator/generate.js [options]
+
+Writes CSV person rows: id (UUID), first_name, last_name, email, phone, national_id,
+birth_date, country, balance (a number), active (a boolean).
+
+Options:
+  --rows N        rows to write (default 3000000, about 330 MB)
+  --out FILE      write to this file ("-" for stdout; default people.csv)
+  --bucket B      upload to this S3 bucket instead (multipart upload, streamed)
+  --key K         object key for --bucket (default imports/people.csv)
+  --seed S        seed for a repeatable file (a whole number; default: random)
+  --sorted        emit rows grouped by country, a low-cardinality column: the hot-partition case
+  --quiet         no progress on stderr
+  --help          this text
+
+S3 uses the SDK's usual credentials and region; S3_ENDPOINT points it at an emulator.
+Import the columns with types with: --types balance:N,active:BOOL`;
+
+const FIRST = ['James', 'Mary', 'Robert', 'Patricia', 'John', 'Jennifer', 'Michael', 'Linda', 'David', 'Elizabeth', 'William', 'Barbara', 'Richard', 'Susan', 'Joseph', 'Jessica', 'Thomas', 'Sarah', 'Charles', 'Karen', 'Amara', 'Chen', 'Sofia', 'Mateo', 'Aisha', 'Yuki', 'Lars', 'Ingrid', 'Ravi', 'Priya', 'Kwame', 'Zoë', 'José', 'Léa', 'Mohammed', 'Olga'];
+const LAST = ['Smith', 'Johnson', 'Williams', 'Brown', 'Jones', 'Garcia', 'Miller', 'Davis', 'Rodriguez', 'Martinez', 'Hernandez', 'Lopez', 'Gonzalez', 'Wilson', 'Anderson', 'Thomas', 'Taylor', 'Moore', 'Jackson', 'Martin', 'Nguyen', 'Kowalski', 'Müller', "O'Brien", 'Okafor', 'Tanaka', 'Svensson', 'Patel', 'Ivanova', 'Dubois'];
+const DOMAINS = ['example.com', 'mail.test', 'inbox.example', 'post.example.org'];
+export const COUNTRIES = ['US', 'GB', 'DE', 'FR', 'ES', 'IT', 'NL', 'SE', 'PL', 'IE', 'IN', 'JP', 'CN', 'BR', 'MX', 'CA', 'AU', 'NG', 'ZA', 'KE'];
+export const HEADER = 'id,first_name,last_name,email,phone,national_id,birth_date,country,balance,active\n';
+
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+const ROWS_PER_CHUNK = 2_000;
+
+/**
+ * mulberry32: a small, fast 32-bit PRNG; good enough for test data, repeatable from a seed.
+ * @param {number} seed
+ */
+function prng(seed) {
+  let state = seed >>> 0;
+  return function next() {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return (t ^ (t >>> 14)) >>> 0;
+  };
+}
+
+/**
+ * Rows as CSV text, in chunks of ROWS_PER_CHUNK rows.
+ * @param {{ rows: number, seed: number, sorted: boolean }} options
+ * @returns {Generator<string>}
+ */
+export function* csvChunks({ rows, seed, sorted }) {
+  const next = prng(seed);
+  const pick = (/** @type {string[]} */ list) => list[next() % list.length];
+  const digits = (/** @type {number} */ n) => String(next() % 10 ** n).padStart(n, '0');
+  function uuid() {
+    const a = next();
+    const b = next();
+    const c = next();
+    const d = next();
+    return (
+      HEX[a >>> 24] + HEX[(a >>> 16) & 255] + HEX[(a >>> 8) & 255] + HEX[a & 255] + '-' +
+      HEX[b >>> 24] + HEX[(b >>> 16) & 255] + '-' +
+      HEX[0x40 | ((b >>> 8) & 15)] + HEX[b & 255] + '-' +
+      HEX[0x80 | ((c >>> 24) & 63)] + HEX[(c >>> 16) & 255] + '-' +
+      HEX[(c >>> 8) & 255] + HEX[c & 255] + HEX[d >>> 24] + HEX[(d >>> 16) & 255] + HEX[(d >>> 8) & 255] + HEX[d & 255]
+    );
+  }
+
+  yield HEADER;
+  let chunk = '';
+  for (let i = 0; i < rows; i++) {
+    const first = pick(FIRST);
+    const last = pick(LAST);
+    // Sorted: country-major order, each country an equal share of the rows.
+    const country = sorted ? COUNTRIES[Math.floor((i * COUNTRIES.length) / rows)] : pick(COUNTRIES);
+    const month = 1 + (next() % 12);
+    const day = 1 + (next() % 28);
+    const cents = next() % 10_000_000;
+    const lastField = last.includes("'") ? `"${last}"` : last;
+    chunk +=
+      `${uuid()},${first},${lastField},${first.toLowerCase()}.${last.toLowerCase().replace("'", '')}${next() % 1000}@${pick(DOMAINS)},` +
+      `+1-${digits(3)}-${digits(3)}-${digits(4)},${digits(3)}-${digits(2)}-${digits(4)},` +
+      `${1940 + (next() % 66)}-${month < 10 ? '0' : ''}${month}-${day < 10 ? '0' : ''}${day},${country},` +
+      `${Math.floor(cents / 100)}.${String(cents % 100).padStart(2, '0')},${next() % 2 === 0}\n`;
+    if ((i + 1) % ROWS_PER_CHUNK === 0) {
+      yield chunk;
+      chunk = '';
+    }
+  }
+  if (chunk !== '') yield chunk;
+}
+
+/**
+ * Writes the rows to a stream, waiting for it to drain when its buffer is full.
+ * @param {import('node:stream').Writable} out
+ * @param {{ rows: number, seed: number, sorted: boolean }} options
+ * @param {(rowsWritten: number) => void} [onProgress]
+ */
+export async function writeCsv(out, options, onProgress) {
+  let chunks = -1;
+  for (const chunk of csvChunks(options)) {
+    if (!out.write(chunk)) await new Promise((resolve) => out.once('drain', resolve));
+    chunks++;
+    if (chunks > 0 && chunks % 25 === 0) onProgress?.(Math.min(chunks * ROWS_PER_CHUNK, options.rows));
+  }
+  out.end();
+  await finished(out);
+}
+
+/**
+ * @param {string[]} argv
+ */
+export function parseGeneratorArgs(argv) {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      rows: { type: 'string', default: '3000000' },
+      out: { type: 'string' },
+      bucket: { type: 'string' },
+      key: { type: 'string', default: 'imports/people.csv' },
+      seed: { type: 'string' },
+      sorted: { type: 'boolean', default: false },
+      quiet: { type: 'boolean', default: false },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  const rows = Number(values.rows);
+  if (!Number.isInteger(rows) || rows < 0) throw new Error(`--rows must be a whole number of at least 0, got "${values.rows}"`);
+  const seed = values.seed === undefined ? Math.floor(Math.random() * 2 ** 32) : Number(values.seed);
+  if (!Number.isInteger(seed)) throw new Error(`--seed must be a whole number, got "${values.seed}"`);
+  if (values.bucket !== undefined && values.out !== undefined) throw new Error('use either --out or --bucket, not both');
+  return { ...values, rows, seed };
+}
+
+async function main() {
+  let args;
+  try {
+    args = parseGeneratorArgs(process.argv.slice(2));
+  } catch (error) {
+    process.stderr.write(`${/** @type {Error} */ (error).message}\nRun with --help for the options.\n`);
+    process.exit(2);
+  }
+  if (args.help) {
+    process.stdout.write(`${HELP}\n`);
+    return;
+  }
+  const started = performance.now();
+  const target = args.bucket !== undefined ? `s3://${args.bucket}/${args.key}` : (args.out ?? 'people.csv');
+  const progress = (/** @type {number} */ done) => {
+    if (args.quiet) return;
+    const seconds = (performance.now() - started) / 1000;
+    process.stderr.write(`\r${done.toLocaleString('en-US')} / ${args.rows.toLocaleString('en-US')} rows (${Math.round((100 * done) / Math.max(args.rows, 1))}%) ${seconds.toFixed(1)} s`);
+  };
+  const options = { rows: args.rows, seed: args.seed, sorted: args.sorted };
+
+  if (args.bucket !== undefined) {
+    const s3 = new S3Client({ endpoint: process.env.S3_ENDPOINT, forcePathStyle: process.env.S3_ENDPOINT !== undefined });
+    const body = new PassThrough({ highWaterMark: 1 << 20 });
+    const upload = new Upload({ client: s3, params: { Bucket: args.bucket, Key: args.key, Body: body, ContentType: 'text/csv' }, partSize: 8 << 20, queueSize: 2 });
+    await Promise.all([writeCsv(body, options, progress), upload.done()]);
+    s3.destroy();
+  } else {
+    const out = target === '-' ? process.stdout : createWriteStream(target, { highWaterMark: 1 << 20 });
+    await writeCsv(out, options, progress);
+  }
+  if (!args.quiet) {
+    process.stderr.write(`\nwrote ${args.rows.toLocaleString('en-US')} rows to ${target} in ${((performance.now() - started) / 1000).toFixed(1)} s (seed ${args.seed})\n`);
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  main().catch((error) => {
+    process.stderr.write(`\ngenerate.js failed: ${error.message}\n`);
+    process.exit(1);
+  });
+}
