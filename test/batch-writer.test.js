@@ -1,0 +1,151 @@
+import { describe, expect, it } from 'vitest';
+import { BATCH_SIZE, createBatchWriter } from '../src/batch-writer.js';
+import { createStats } from '../src/throughput.js';
+
+/**
+ * An in-memory BatchWriteItem endpoint: records each call's items and answers with `answer`.
+ * @param {(keys: string[], call: number) => { unprocessed?: string[], error?: Error }} [answer]
+ */
+function recordingClient(answer = () => ({})) {
+  /** @type {string[][]} */
+  const calls = [];
+  let active = 0;
+  let maxActive = 0;
+  return {
+    calls,
+    get maxActive() {
+      return maxActive;
+    },
+    /** @param {any} command */
+    async send(command) {
+      const requests = command.input.RequestItems.t;
+      const keys = requests.map((/** @type {any} */ r) => r.PutRequest.Item.id.S);
+      calls.push(keys);
+      active++;
+      maxActive = Math.max(maxActive, active);
+      await new Promise((resolve) => setImmediate(resolve));
+      active--;
+      const { unprocessed = [], error } = answer(keys, calls.length);
+      if (error) throw error;
+      return {
+        UnprocessedItems: unprocessed.length ? { t: requests.filter((/** @type {any} */ r) => unprocessed.includes(r.PutRequest.Item.id.S)) } : {},
+        ConsumedCapacity: [{ TableName: 't', CapacityUnits: keys.length - unprocessed.length }],
+        $metadata: {},
+      };
+    },
+  };
+}
+
+/** @param {ReturnType<typeof recordingClient>} client @param {Partial<import('../src/batch-writer.js').BatchWriterOptions>} [options] */
+function writerFor(client, options = {}) {
+  const stats = createStats();
+  /** @type {import('../src/batch-writer.js').Rejection[]} */
+  const rejections = [];
+  const writer = createBatchWriter({
+    client: /** @type {any} */ (client),
+    table: 't',
+    keyIdOf: (item) => item.id.S ?? '',
+    concurrency: 4,
+    maxAttempts: 5,
+    backoffBaseMs: 1,
+    backoffCapMs: 2,
+    stats,
+    onReject: (rejection) => rejections.push(rejection),
+    wait: async () => {},
+    ...options,
+  });
+  return { writer, stats, rejections };
+}
+
+/** @param {ReturnType<typeof writerFor>['writer']} writer @param {number} count @param {(i: number) => string} [key] */
+async function addRows(writer, count, key = (i) => `k${i}`) {
+  for (let i = 0; i < count; i++) {
+    const id = key(i);
+    const wait = writer.add({ item: { id: { S: id } }, keyId: id, line: i + 2, fields: [id] });
+    if (wait) await wait;
+  }
+  await writer.flush();
+}
+
+describe('batch writer', () => {
+  it.each([
+    [0, []],
+    [1, [1]],
+    [24, [24]],
+    [25, [25]],
+    [26, [25, 1]],
+    [50, [25, 25]],
+  ])('%i rows make calls of %j', async (rows, sizes) => {
+    const client = recordingClient();
+    const { writer, stats } = writerFor(client);
+    await addRows(writer, rows);
+    expect(client.calls.map((keys) => keys.length)).toEqual(sizes);
+    expect(stats.written).toBe(rows);
+    expect(new Set(client.calls.flat()).size).toBe(rows);
+  });
+
+  it('never has more calls in flight than the window', async () => {
+    const client = recordingClient();
+    const { writer, stats } = writerFor(client, { concurrency: 3 });
+    await addRows(writer, 1000);
+    expect(client.maxActive).toBe(3);
+    expect(stats.written).toBe(1000);
+    expect(stats.inFlight).toBe(0);
+  });
+
+  it('re-drives UnprocessedItems until all are written, counting retries and throttled items', async () => {
+    // Every first sight of a key is left unprocessed; its second passes.
+    const seen = new Set();
+    const client = recordingClient((keys) => ({ unprocessed: keys.filter((k) => !seen.has(k) && seen.add(k)) }));
+    const { writer, stats, rejections } = writerFor(client);
+    await addRows(writer, 60);
+    expect(stats.written).toBe(60);
+    expect(stats.throttledItems).toBe(60);
+    expect(stats.retries).toBe(3);
+    expect(rejections).toEqual([]);
+    expect(stats.wcu).toBe(60);
+  });
+
+  it('retries throttled and transient calls, then rejects with the last error after maxAttempts', async () => {
+    const throttle = Object.assign(new Error('slow down'), { name: 'ProvisionedThroughputExceededException' });
+    const client = recordingClient(() => ({ error: throttle }));
+    const { writer, stats, rejections } = writerFor(client, { maxAttempts: 3 });
+    await addRows(writer, 30);
+    expect(client.calls.length).toBe(6);
+    expect(stats.written).toBe(0);
+    expect(stats.rejected).toBe(30);
+    expect(stats.throttledCalls).toBe(6);
+    expect(rejections[0]).toMatchObject({ reason: 'ATTEMPTS_EXHAUSTED', line: 2, fields: ['k0'] });
+    expect(rejections[0].message).toMatch(/3 attempts.*ProvisionedThroughputExceededException: slow down/);
+  });
+
+  it('splits a refused batch and rejects only the refused item', async () => {
+    const invalid = Object.assign(new Error('Type mismatch for key'), { name: 'ValidationException' });
+    const client = recordingClient((keys) => (keys.includes('k7') ? { error: invalid } : {}));
+    const { writer, stats, rejections } = writerFor(client);
+    await addRows(writer, 25);
+    expect(stats.written).toBe(24);
+    expect(rejections).toEqual([{ line: 9, reason: 'REJECTED_BY_TABLE', message: 'ValidationException: Type mismatch for key', fields: ['k7'] }]);
+  });
+
+  it('collapses duplicate keys within a batch, the later row winning', async () => {
+    const client = recordingClient();
+    const { writer, stats } = writerFor(client);
+    await addRows(writer, 30, (i) => (i < 10 ? 'same' : `k${i}`));
+    expect(stats.duplicatesCollapsed).toBe(9);
+    expect(client.calls[0].filter((k) => k === 'same').length).toBe(1);
+    expect(stats.written + stats.duplicatesCollapsed).toBe(30);
+  });
+
+  it('stops on a fatal error: no new calls, and flush throws it', async () => {
+    const missing = Object.assign(new Error('Requested resource not found'), { name: 'ResourceNotFoundException' });
+    const client = recordingClient(() => ({ error: missing }));
+    const { writer } = writerFor(client, { concurrency: 1 });
+    await expect(addRows(writer, 200)).rejects.toThrow('Requested resource not found');
+    expect(client.calls.length).toBeLessThanOrEqual(2);
+  });
+
+  it('sends exactly BATCH_SIZE items per full call', () => {
+    expect(BATCH_SIZE).toBe(25);
+  });
+});

@@ -1,0 +1,123 @@
+import { parse } from 'csv-parse/sync';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { csvChunks } from '../data-generator/generate.js';
+import { handler } from '../src/handler.js';
+import { startFaultProxy } from './support/fault-proxy.js';
+import { createTable, scanAll, TEST_BUCKET, upload, useLocalServers } from './support/local.js';
+
+const { env, dynamodb, s3 } = useLocalServers();
+
+/** @param {number} rows @param {number} seed */
+function generatedCsv(rows, seed) {
+  return [...csvChunks({ rows, seed, sorted: false })].join('');
+}
+
+/** @param {unknown} result */
+const summaryOf = (result) => /** @type {import('../src/import.js').ImportSummary} */ (result);
+
+describe('import against DynamoDB Local and the S3 emulator', () => {
+  it('imports a generated file and every item reads back with the right types', async () => {
+    const table = await createTable(dynamodb);
+    const csv = generatedCsv(20_000, 11);
+    await upload(s3, 'types/people.csv', csv);
+
+    const summary = summaryOf(await handler({ bucket: TEST_BUCKET, key: 'types/people.csv', table, columnTypes: 'balance:N,active:BOOL', concurrency: 16 }));
+    expect(summary).toMatchObject({ rowsRead: 20_000, written: 20_000, rejected: 0, duplicatesCollapsed: 0, balanced: true });
+    expect(summary.wcuConsumed).toBe(20_000);
+
+    const items = new Map((await scanAll(dynamodb, table)).map((item) => [item.id.S, item]));
+    expect(items.size).toBe(20_000);
+    /** @type {Array<Record<string, string>>} */
+    const rows = parse(csv, { columns: true });
+    for (const row of rows) {
+      expect(items.get(row.id)).toEqual({
+        id: { S: row.id },
+        first_name: { S: row.first_name },
+        last_name: { S: row.last_name },
+        email: { S: row.email },
+        phone: { S: row.phone },
+        national_id: { S: row.national_id },
+        birth_date: { S: row.birth_date },
+        country: { S: row.country },
+        // DynamoDB normalises numbers (trailing zeros of a fraction go): compare as numbers of cents.
+        balance: { N: expect.any(String) },
+        active: { BOOL: row.active === 'true' },
+      });
+      expect(Math.round(Number(items.get(row.id)?.balance.N) * 100)).toBe(Math.round(Number(row.balance) * 100));
+    }
+  });
+
+  describe('behind a proxy that leaves 10% of items unprocessed and throttles 2% of calls', () => {
+    /** @type {Awaited<ReturnType<typeof startFaultProxy>>} */
+    let proxy;
+    beforeAll(async () => {
+      proxy = await startFaultProxy({ target: env.DYNAMODB_ENDPOINT, unprocessedItems: 0.1, throttleCalls: 0.02 });
+      process.env.DYNAMODB_ENDPOINT = proxy.endpoint;
+    });
+    afterAll(async () => {
+      process.env.DYNAMODB_ENDPOINT = env.DYNAMODB_ENDPOINT;
+      await proxy.stop();
+    });
+
+    it('lands every one of 100,000 rows and counts every retry', async () => {
+      const table = await createTable(dynamodb);
+      const csv = generatedCsv(100_000, 12);
+      await upload(s3, 'faults/people.csv', csv);
+
+      const summary = summaryOf(await handler({ bucket: TEST_BUCKET, key: 'faults/people.csv', table, concurrency: 32, backoffBaseMs: 5, backoffCapMs: 200, maxAttempts: 30 }));
+      expect(summary).toMatchObject({ rowsRead: 100_000, written: 100_000, rejected: 0, balanced: true });
+      expect(proxy.counts.heldBackItems).toBeGreaterThan(5_000);
+      expect(proxy.counts.throttledCalls).toBeGreaterThan(0);
+      expect(summary.throttledItems).toBe(proxy.counts.heldBackItems + proxy.counts.throttledCallItems);
+      expect(summary.throttledCalls).toBe(proxy.counts.throttledCalls);
+      expect(summary.retries).toBeGreaterThan(0);
+      expect(summary.calls).toBe(proxy.counts.calls);
+
+      const ids = new Set((await scanAll(dynamodb, table)).map((item) => item.id.S));
+      /** @type {Array<{ id: string }>} */
+      const rows = parse(csv, { columns: true });
+      const expected = rows.map((row) => row.id);
+      expect(ids.size).toBe(100_000);
+      expect(expected.every((id) => ids.has(id))).toBe(true);
+    });
+  });
+
+  it('rejects bad rows with their line numbers and writes the rest', async () => {
+    const table = await createTable(dynamodb);
+    const csv = 'id,name,age,active\r\n1,Ann,30,true\r\n2,Bob,thirty,false\r\n\r\n3,"Cy\r\nMultiline, quoted",5,TRUE\r\n4,Dee\r\n,NoKey,1,true\r\n5,Eve,7,maybe\r\n6,Fay,8,false';
+    await upload(s3, 'bad/rows.csv', csv);
+    const summary = summaryOf(await handler({ bucket: TEST_BUCKET, key: 'bad/rows.csv', table, columnTypes: { age: 'N', active: 'BOOL' } }));
+    expect(summary).toMatchObject({ rowsRead: 7, written: 3, rejected: 4, balanced: true });
+    expect(summary.rejectedByReason).toEqual({ INVALID_NUMBER: 1, FIELD_COUNT: 1, MISSING_KEY: 1, INVALID_BOOL: 1 });
+    expect(summary.rejectSample).toEqual([
+      { line: 3, reason: 'INVALID_NUMBER' },
+      { line: 7, reason: 'FIELD_COUNT' },
+      { line: 8, reason: 'MISSING_KEY' },
+      { line: 9, reason: 'INVALID_BOOL' },
+    ]);
+    const items = await scanAll(dynamodb, table);
+    expect(items.map((item) => item.id.S).sort()).toEqual(['1', '3', '6']);
+    expect(items.find((item) => item.id.S === '3')).toEqual({ id: { S: '3' }, name: { S: 'Cy\r\nMultiline, quoted' }, age: { N: '5' }, active: { BOOL: true } });
+  });
+
+  it('fails before writing with a message that names the problem', async () => {
+    const table = await createTable(dynamodb);
+    await upload(s3, 'nokey/rows.csv', 'name,age\nAnn,3\n');
+    await expect(handler({ bucket: TEST_BUCKET, key: 'nokey/rows.csv', table })).rejects.toThrow(/no key column "id" \(columns: name, age\)/);
+    await expect(handler({ bucket: TEST_BUCKET, key: 'missing.csv', table })).rejects.toThrow(/s3:\/\/test-imports\/missing.csv does not exist/);
+    await expect(handler({ bucket: TEST_BUCKET, key: 'nokey/rows.csv', table, concurrency: 0 })).rejects.toThrow(/"concurrency"/);
+    expect(await scanAll(dynamodb, table)).toEqual([]);
+  });
+
+  it('imports every record of an S3 event notification, with URL-encoded keys', async () => {
+    const table = await createTable(dynamodb);
+    await upload(s3, 'imports/a file.csv', 'id,v\na,1\nb,2\n');
+    await upload(s3, 'imports/second.csv', 'id,v\nc,3\n');
+    process.env.TABLE_NAME = table;
+    const record = (/** @type {string} */ key) => ({ eventSource: 'aws:s3', s3: { bucket: { name: TEST_BUCKET }, object: { key } } });
+    const result = /** @type {{ imports: Array<{ written: number }> }} */ (await handler({ Records: [record('imports/a+file.csv'), record('imports/second.csv')] }));
+    delete process.env.TABLE_NAME;
+    expect(result.imports.map((s) => s.written)).toEqual([2, 1]);
+    expect((await scanAll(dynamodb, table)).length).toBe(3);
+  });
+});

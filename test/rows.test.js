@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { resolveConfig } from '../src/config.js';
+import { createItemBuilder, HeaderError, isDynamoNumber, RowError } from '../src/rows.js';
+
+const config = (/** @type {Record<string, unknown>} */ options = {}) => resolveConfig({ bucket: 'b', key: 'k.csv', table: 'people', ...options }, {});
+const source = { etag: 'etag1' };
+
+describe('createItemBuilder', () => {
+  const header = ['id', 'name', 'age', 'active', 'big'];
+  const build = createItemBuilder(header, config({ columnTypes: 'age:N,active:BOOL,big:N' }), source);
+
+  it('builds typed AttributeValues, numbers as their digits, and leaves empty cells out', () => {
+    const { item, keyId } = build(['a1', 'Ann', '42', 'TRUE', '12345678901234567890.123456789'], 2);
+    expect(item).toEqual({ id: { S: 'a1' }, name: { S: 'Ann' }, age: { N: '42' }, active: { BOOL: true }, big: { N: '12345678901234567890.123456789' } });
+    expect(keyId).toBe('a1');
+    expect(build(['a2', '', '', 'false', ''], 3).item).toEqual({ id: { S: 'a2' }, active: { BOOL: false } });
+  });
+
+  it.each([
+    [['a', 'x', 'forty', 'true', ''], 'INVALID_NUMBER'],
+    [['a', 'x', '1', 'yes', ''], 'INVALID_BOOL'],
+    [['', 'x', '1', 'true', ''], 'MISSING_KEY'],
+  ])('rejects %j as %s', (fields, reason) => {
+    expect(() => build(fields, 7)).toThrow(RowError);
+    try {
+      build(fields, 7);
+    } catch (error) {
+      expect(/** @type {RowError} */ (error).reason).toBe(reason);
+      expect(/** @type {RowError} */ (error).message).toMatch(/^line 7: /);
+    }
+  });
+
+  it('rejects an item over 400 KB', () => {
+    const huge = 'x'.repeat(401 * 1024);
+    expect(() => build(['a', huge, '', '', ''], 9)).toThrow(/ITEM_TOO_LARGE|400|409600/);
+  });
+
+  it('generates the same key for the same object version and line, and a different one otherwise', () => {
+    const generated = createItemBuilder(['name'], config({ generateKey: true }), source);
+    const first = generated(['Ann'], 2).keyId;
+    expect(first).toMatch(/^[0-9a-f-]{36}$/);
+    expect(generated(['Bob'], 2).keyId).toBe(first);
+    expect(generated(['Ann'], 3).keyId).not.toBe(first);
+    expect(createItemBuilder(['name'], config({ generateKey: true }), { etag: 'etag2' })(['Ann'], 2).keyId).not.toBe(first);
+  });
+
+  it.each([
+    [['name', 'age'], {}, /no key column "id"/],
+    [['id', 'id'], {}, /twice/],
+    [['id', ''], {}, /column 2 has no name/],
+    [['id', 'age'], { columnTypes: 'agee:N' }, /columnTypes names "agee"/],
+    [['id'], { generateKey: true }, /already has a "id" column/],
+  ])('refuses header %j with options %j', (badHeader, options, message) => {
+    expect(() => createItemBuilder(badHeader, config(options), source)).toThrow(HeaderError);
+    expect(() => createItemBuilder(badHeader, config(options), source)).toThrow(message);
+  });
+});
+
+describe('isDynamoNumber', () => {
+  it.each(['0', '-1', '3.14', '.5', '1e10', '-2.5E-3', '12345678901234567890123456789012345678'])('accepts %s', (value) => {
+    expect(isDynamoNumber(value)).toBe(true);
+  });
+  it.each(['', 'abc', '1,5', '0x10', 'NaN', 'Infinity', '1.2.3', '+', '123456789012345678901234567890123456789'])('refuses %s', (value) => {
+    expect(isDynamoNumber(value)).toBe(false);
+  });
+});

@@ -1,0 +1,106 @@
+/**
+ * An HTTP proxy in front of a real DynamoDB endpoint (DynamoDB Local) that injects the faults a busy
+ * table produces. For each BatchWriteItem call it may:
+ *  - answer the whole call with a throttling error, forwarding nothing (share `throttleCalls`);
+ *  - hold back a share of the items (`unprocessedItems`): only the others are forwarded, and the held
+ *    ones come back in UnprocessedItems, exactly as DynamoDB reports a partial success.
+ * Other calls pass through untouched. Listens on 127.0.0.1 and a free port.
+ */
+import http from 'node:http';
+
+/**
+ * @typedef {object} FaultOptions
+ * @property {string} target             e.g. http://127.0.0.1:8000
+ * @property {number} [unprocessedItems] share of items held back, 0..1
+ * @property {number} [throttleCalls]    share of calls refused whole, 0..1
+ * @property {() => number} [random]
+ */
+
+/** @param {FaultOptions} options */
+export async function startFaultProxy({ target, unprocessedItems = 0, throttleCalls = 0, random = Math.random }) {
+  const counts = { calls: 0, throttledCalls: 0, throttledCallItems: 0, heldBackItems: 0, forwardedItems: 0 };
+  const targetUrl = new URL(target);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+
+  /**
+   * @param {http.IncomingMessage} req @param {string} body
+   * @returns {Promise<{ status: number, headers: http.IncomingHttpHeaders, body: string }>}
+   */
+  function forward(req, body) {
+    return new Promise((resolve, reject) => {
+      const headers = { ...req.headers, host: targetUrl.host, 'content-length': String(Buffer.byteLength(body)) };
+      const upstream = http.request({ host: targetUrl.hostname, port: targetUrl.port, method: req.method, path: req.url, headers, agent }, (res) => {
+        let data = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk) => (data += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 500, headers: res.headers, body: data }));
+        res.on('error', reject);
+      });
+      upstream.on('error', reject);
+      upstream.end(body);
+    });
+  }
+
+  /** @param {http.ServerResponse} res @param {number} status @param {http.IncomingHttpHeaders} headers @param {string} body */
+  function reply(res, status, headers, body) {
+    const { 'content-length': _length, 'x-amz-crc32': _crc, 'transfer-encoding': _te, connection: _c, ...rest } = headers;
+    res.writeHead(status, { ...rest, 'content-type': 'application/x-amz-json-1.0', 'content-length': Buffer.byteLength(body) });
+    res.end(body);
+  }
+
+  const server = http.createServer(async (req, res) => {
+    try {
+      let body = '';
+      req.setEncoding('utf8');
+      for await (const chunk of req) body += chunk;
+      if (!String(req.headers['x-amz-target']).endsWith('.BatchWriteItem')) {
+        const answer = await forward(req, body);
+        return reply(res, answer.status, answer.headers, answer.body);
+      }
+      counts.calls++;
+      const request = JSON.parse(body);
+      if (random() < throttleCalls) {
+        counts.throttledCalls++;
+        for (const requests of Object.values(/** @type {Record<string, unknown[]>} */ (request.RequestItems))) counts.throttledCallItems += requests.length;
+        return reply(res, 400, {}, JSON.stringify({ __type: 'com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException', message: 'Injected: the level of configured provisioned throughput for the table was exceeded' }));
+      }
+      /** @type {Record<string, unknown[]>} */
+      const heldBack = {};
+      for (const [table, requests] of Object.entries(/** @type {Record<string, unknown[]>} */ (request.RequestItems))) {
+        const keep = [];
+        for (const item of requests) {
+          if (random() < unprocessedItems) (heldBack[table] ??= []).push(item);
+          else keep.push(item);
+        }
+        counts.heldBackItems += requests.length - keep.length;
+        counts.forwardedItems += keep.length;
+        if (keep.length > 0) request.RequestItems[table] = keep;
+        else delete request.RequestItems[table];
+      }
+      if (Object.keys(request.RequestItems).length === 0) {
+        return reply(res, 200, {}, JSON.stringify({ UnprocessedItems: heldBack, ConsumedCapacity: [] }));
+      }
+      const answer = await forward(req, JSON.stringify(request));
+      if (answer.status !== 200) return reply(res, answer.status, answer.headers, answer.body);
+      const output = JSON.parse(answer.body);
+      for (const [table, items] of Object.entries(heldBack)) {
+        output.UnprocessedItems ??= {};
+        output.UnprocessedItems[table] = [...(output.UnprocessedItems[table] ?? []), ...items];
+      }
+      return reply(res, 200, answer.headers, JSON.stringify(output));
+    } catch (error) {
+      reply(res, 500, {}, JSON.stringify({ __type: 'InternalServerError', message: `fault proxy: ${/** @type {Error} */ (error).message}` }));
+    }
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(undefined)));
+  const { port } = /** @type {import('node:net').AddressInfo} */ (server.address());
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    counts,
+    async stop() {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(() => resolve(undefined)));
+      agent.destroy();
+    },
+  };
+}

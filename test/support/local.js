@@ -1,0 +1,65 @@
+/**
+ * Test access to the local servers started by global-setup.js: clients, fresh tables, uploads.
+ */
+import { CreateTableCommand, DynamoDBClient, ScanCommand, waitUntilTableExists } from '@aws-sdk/client-dynamodb';
+import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { randomUUID } from 'node:crypto';
+import { inject } from 'vitest';
+
+export const TEST_BUCKET = 'test-imports';
+
+/** @returns {Record<string, string>} */
+export function localEnv() {
+  return /** @type {any} */ (inject)('localEnv');
+}
+
+/** Points this process's SDK at the local servers and returns clients for the test's own checks. */
+export function useLocalServers() {
+  const env = localEnv();
+  Object.assign(process.env, env);
+  const credentials = { accessKeyId: env.AWS_ACCESS_KEY_ID, secretAccessKey: env.AWS_SECRET_ACCESS_KEY };
+  const dynamodb = new DynamoDBClient({ region: env.AWS_REGION, endpoint: env.DYNAMODB_ENDPOINT, credentials });
+  const s3 = new S3Client({ region: env.AWS_REGION, endpoint: env.S3_ENDPOINT, forcePathStyle: true, credentials });
+  return { env, dynamodb, s3 };
+}
+
+/**
+ * @param {DynamoDBClient} dynamodb
+ * @param {{ partition?: { name: string, type: 'S' | 'N' } }} [keys]
+ */
+export async function createTable(dynamodb, keys = {}) {
+  const partition = keys.partition ?? { name: 'id', type: 'S' };
+  const table = `t-${randomUUID()}`;
+  await dynamodb.send(
+    new CreateTableCommand({
+      TableName: table,
+      BillingMode: 'PAY_PER_REQUEST',
+      AttributeDefinitions: [{ AttributeName: partition.name, AttributeType: partition.type }],
+      KeySchema: [{ AttributeName: partition.name, KeyType: 'HASH' }],
+    }),
+  );
+  await waitUntilTableExists({ client: dynamodb, maxWaitTime: 30 }, { TableName: table });
+  return table;
+}
+
+/** @param {S3Client} s3 @param {string} key @param {string | Buffer} body */
+export async function upload(s3, key, body) {
+  await s3.send(new PutObjectCommand({ Bucket: TEST_BUCKET, Key: key, Body: body }));
+}
+
+/**
+ * Every item of a table, as DynamoDB returns them.
+ * @param {DynamoDBClient} dynamodb @param {string} table
+ */
+export async function scanAll(dynamodb, table) {
+  /** @type {Array<Record<string, import('@aws-sdk/client-dynamodb').AttributeValue>>} */
+  const items = [];
+  /** @type {Record<string, any> | undefined} */
+  let startKey;
+  do {
+    const page = await dynamodb.send(new ScanCommand({ TableName: table, ExclusiveStartKey: startKey }));
+    items.push(...(page.Items ?? []));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey !== undefined);
+  return items;
+}
