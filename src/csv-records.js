@@ -28,12 +28,14 @@ import { parse } from 'csv-parse';
 export function createRecordParser({ delimiter }) {
   // Start line of the next record: the line after the previous record's end, past skipped empty lines.
   // Records and skips pass through one ordered stream, so this bookkeeping runs in file order.
+  // csv-parse counts a CRLF inside a quoted field as two lines, so its count is only trusted to say
+  // whether a record spans lines; then the breaks in its fields are counted here.
   let lastEndLine = 0;
   let lastEmptyLines = 0;
-  /** @param {number} endLine @param {number} emptyLines */
-  function startLine(endLine, emptyLines) {
+  /** @param {number} parserEndLine @param {number} emptyLines @param {string[]} fields */
+  function startLine(parserEndLine, emptyLines, fields) {
     const line = lastEndLine + 1 + (emptyLines - lastEmptyLines);
-    lastEndLine = endLine;
+    lastEndLine = parserEndLine > line ? line + lineBreaksIn(fields) : line;
     lastEmptyLines = emptyLines;
     return line;
   }
@@ -58,7 +60,7 @@ export function createRecordParser({ delimiter }) {
   function toRow(output) {
     if (output.skipped !== undefined) {
       const error = /** @type {{ code?: string, message: string, lines?: number, empty_lines?: number, record?: string[] }} */ (output.skipped);
-      const line = startLine(error.lines ?? lastEndLine + 1, error.empty_lines ?? lastEmptyLines);
+      const line = startLine(error.lines ?? lastEndLine + 1, error.empty_lines ?? lastEmptyLines, error.record ?? []);
       return {
         fields: undefined,
         line,
@@ -68,8 +70,27 @@ export function createRecordParser({ delimiter }) {
       };
     }
     const { record, info } = output;
-    return { fields: record, line: startLine(info.lines, info.empty_lines), endByte: info.bytes };
+    return { fields: record, line: startLine(info.lines, info.empty_lines, record), endByte: info.bytes };
   }
 
   return { parser, toRow };
+}
+
+/**
+ * Line breaks inside quoted fields: CRLF, LF and CR each count once.
+ * @param {string[]} fields
+ */
+export function lineBreaksIn(fields) {
+  let breaks = 0;
+  for (const field of fields) {
+    for (let i = 0; i < field.length; i++) {
+      const code = field.charCodeAt(i);
+      if (code === 10) breaks++;
+      else if (code === 13) {
+        breaks++;
+        if (field.charCodeAt(i + 1) === 10) i++;
+      }
+    }
+  }
+  return breaks;
 }

@@ -37,6 +37,17 @@ describe('createRecordParser', () => {
     ]);
   });
 
+  it('counts a CRLF inside a quoted field as one line break', async () => {
+    const text = 'id,a\r\n1,"x\r\ny\r\nz"\r\n2,x,extra\r\n3,"p\rq"\r\n4,x\r\n';
+    expect(await rows(text)).toEqual([
+      { line: 1, fields: ['id', 'a'] },
+      { line: 2, fields: ['1', 'x\r\ny\r\nz'] },
+      { line: 5, reason: 'FIELD_COUNT' },
+      { line: 6, fields: ['3', 'p\rq'] },
+      { line: 8, fields: ['4', 'x'] },
+    ]);
+  });
+
   it('strips a UTF-8 BOM, reads CRLF and a custom delimiter', async () => {
     const text = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('id;name\r\n1;Zoë\r\n')]);
     expect(await rows(text, ';')).toEqual([
