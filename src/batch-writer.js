@@ -112,8 +112,8 @@ export function createBatchWriter(options) {
       stats.written += pending.length - unprocessed.length;
       if (unprocessed.length === 0) return;
       stats.throttledItems += unprocessed.length;
-      pending = matchUnprocessed(pending, unprocessed);
       lastError = `${unprocessed.length} of ${pending.length} items came back as UnprocessedItems`;
+      pending = matchUnprocessed(pending, unprocessed);
     }
     const reason = fatal !== undefined ? `the import stopped on a fatal error after ${describeError(fatal)}` : `${maxAttempts} attempts`;
     for (const entry of pending) reject(entry, 'ATTEMPTS_EXHAUSTED', `not written after ${reason}; last error: ${describeError(lastError)}`);

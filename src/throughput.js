@@ -48,7 +48,7 @@ export function createStats() {
  */
 export function startThroughputLog(stats, log, intervalMs, now = () => performance.now()) {
   const startedAt = now();
-  let last = { at: startedAt, read: 0, written: 0, wcu: 0, throttled: 0 };
+  let last = { at: startedAt, written: 0, wcu: 0, throttled: 0 };
 
   function emit() {
     const at = now();
@@ -68,7 +68,7 @@ export function startThroughputLog(stats, log, intervalMs, now = () => performan
       inFlight: stats.inFlight,
       window: stats.window,
     });
-    last = { at, read: stats.rowsRead, written: stats.written, wcu: stats.wcu, throttled: stats.throttledItems };
+    last = { at, written: stats.written, wcu: stats.wcu, throttled: stats.throttledItems };
   }
 
   const timer = setInterval(emit, intervalMs);

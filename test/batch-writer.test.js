@@ -106,6 +106,16 @@ describe('batch writer', () => {
     expect(stats.wcu).toBe(60);
   });
 
+  it('rejects items still unprocessed after maxAttempts, saying how many came back', async () => {
+    const client = recordingClient((keys) => ({ unprocessed: keys.slice(0, 2) }));
+    const { writer, stats, rejections } = writerFor(client, { maxAttempts: 1 });
+    await addRows(writer, 25);
+    expect(stats.written).toBe(23);
+    expect(rejections.map((r) => r.line)).toEqual([2, 3]);
+    expect(rejections[0].message).toBe('not written after 1 attempts; last error: 2 of 25 items came back as UnprocessedItems');
+    expect(client.calls.map((keys) => keys.length)).toEqual([25]);
+  });
+
   it('retries throttled and transient calls, then rejects with the last error after maxAttempts', async () => {
     const throttle = Object.assign(new Error('slow down'), { name: 'ProvisionedThroughputExceededException' });
     const client = recordingClient(() => ({ error: throttle }));
