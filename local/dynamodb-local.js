@@ -45,6 +45,7 @@ function run(command, args, fix) {
  * @typedef {object} DynamoDBLocal
  * @property {string} endpoint  http://127.0.0.1:PORT
  * @property {() => Promise<void>} stop
+ * @property {() => string} recentOutput  the last few KB DynamoDB Local printed, to explain a failure
  */
 
 /** @returns {Promise<DynamoDBLocal>} */
@@ -55,7 +56,8 @@ export async function startDynamoDBLocal() {
     [
       `-Djava.library.path=${LIB_DIR}`,
       `-Dsqlite4java.library.path=${LIB_DIR}`,
-      '-Xmx1g',
+      // In-memory tables live in this heap: 1,000,000 rows of ~330 bytes failed scans at 1 GB.
+      '-Xmx3g',
       '-cp',
       [CLASSES_DIR, path.join(LIB_DIR, '*')].join(path.delimiter),
       'LoopbackLauncher',
@@ -88,11 +90,16 @@ export async function startDynamoDBLocal() {
       }
     });
   });
-  child.stdout.resume();
-  child.stderr.resume();
+  // Keep only the tail of its output: enough to explain a failure, bounded however long it runs.
+  const keepTail = (/** @type {Buffer} */ chunk) => {
+    output = (output + chunk).slice(-8_192);
+  };
+  child.stdout.removeAllListeners('data').on('data', keepTail);
+  child.stderr.removeAllListeners('data').on('data', keepTail);
   const exited = new Promise((resolve) => child.once('exit', resolve));
   return {
     endpoint: `http://127.0.0.1:${port}`,
+    recentOutput: () => output,
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.stdin.end();

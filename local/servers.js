@@ -19,6 +19,7 @@ export const LOCAL_REGION = 'us-east-1';
  * @property {S3Client} s3
  * @property {(table: string, keys?: TableKeys) => Promise<void>} createTable
  * @property {() => Promise<void>} stop
+ * @property {() => string} dynamodbLocalOutput  the tail of DynamoDB Local's output
  */
 
 /** @typedef {{ partition: { name: string, type: 'S' | 'N' }, sort?: { name: string, type: 'S' | 'N' } }} TableKeys */
@@ -95,6 +96,7 @@ export async function startLocalServers({ buckets, tables = [] }) {
     s3,
     createTable,
     stop,
+    dynamodbLocalOutput: dynamoLocal.recentOutput,
   };
 }
 

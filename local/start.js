@@ -112,7 +112,9 @@ async function main() {
     log('Importing (one JSON line a second, then the summary)...');
     const summary = /** @type {Record<string, unknown> & { written: number }} */ (await handler(payload));
 
-    const items = await countItems(servers.dynamodb);
+    const items = await countItems(servers.dynamodb).catch((error) => {
+      throw new Error(`counting the items in ${TABLE} failed: ${error.message}\nDynamoDB Local's last output:\n${servers.dynamodbLocalOutput()}`);
+    });
     const expected = values.file === undefined ? rows : summary.written;
     log(`Check: the table holds ${items.toLocaleString('en-US')} items; expected ${expected.toLocaleString('en-US')}: ${items === expected ? 'OK' : 'MISMATCH'}`);
     // /usr/bin/time reports the largest process of the tree, which is DynamoDB Local's JVM: say ours.

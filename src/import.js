@@ -6,6 +6,7 @@ import { createBatchWriter } from './batch-writer.js';
 import { createRecordParser } from './csv-records.js';
 import { createItemBuilder, RowError } from './rows.js';
 import { openSource } from './s3-source.js';
+import { checkTable } from './table-check.js';
 import { createStats, startThroughputLog, summarize } from './throughput.js';
 
 /** @typedef {import('./config.js').ImportConfig} ImportConfig */
@@ -48,6 +49,7 @@ export async function runImport(config, { clients, logger, onReject }) {
     onReject: recordRejection,
   });
 
+  await checkTable(clients.dynamodb, config);
   const source = await openSource(clients.s3, config.bucket, config.key);
   const throughput = startThroughputLog(stats, (fields) => logger.info('throughput', fields), config.logIntervalMs);
   const context = { bucket: config.bucket, key: config.key, table: config.table };

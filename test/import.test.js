@@ -109,6 +109,21 @@ describe('import against DynamoDB Local and the S3 emulator', () => {
     expect(await scanAll(dynamodb, table)).toEqual([]);
   });
 
+  it('checks the table before the first write: it exists, and its key matches in name and type', async () => {
+    await upload(s3, 'check/rows.csv', 'id,sku,qty\na,1,2\n');
+    const options = { bucket: TEST_BUCKET, key: 'check/rows.csv' };
+    await expect(handler({ ...options, table: 'no-such-table' })).rejects.toThrow(/table "no-such-table" does not exist in us-east-1; create it first/);
+
+    const bySku = await createTable(dynamodb, { partition: { name: 'sku', type: 'N' } });
+    await expect(handler({ ...options, table: bySku })).rejects.toThrow(/has partition key "sku", but keyColumn is "id"; set keyColumn/);
+    await expect(handler({ ...options, table: bySku, keyColumn: 'sku' })).rejects.toThrow(/types key "sku" as N, but the import types it as S; set columnTypes to "sku:N"/);
+    expect(await scanAll(dynamodb, bySku)).toEqual([]);
+
+    const summary = summaryOf(await handler({ ...options, table: bySku, keyColumn: 'sku', columnTypes: 'sku:N,qty:N' }));
+    expect(summary).toMatchObject({ rowsRead: 1, written: 1, balanced: true });
+    expect(await scanAll(dynamodb, bySku)).toEqual([{ id: { S: 'a' }, sku: { N: '1' }, qty: { N: '2' } }]);
+  });
+
   it('imports every record of an S3 event notification, with URL-encoded keys', async () => {
     const table = await createTable(dynamodb);
     await upload(s3, 'imports/a file.csv', 'id,v\na,1\nb,2\n');

@@ -1,0 +1,52 @@
+/**
+ * Checks the target table before the first write: it exists, and the configured key columns match its
+ * key schema in name and type. A mismatch would otherwise reject every row, one batch at a time.
+ */
+import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
+
+export class TableError extends Error {
+  /** @param {string} message @param {unknown} [cause] */
+  constructor(message, cause) {
+    super(message, { cause });
+    this.name = 'TableError';
+  }
+}
+
+/**
+ * @param {import('@aws-sdk/client-dynamodb').DynamoDBClient} dynamodb
+ * @param {Pick<import('./config.js').ImportConfig, 'table' | 'region' | 'keyColumn' | 'sortKeyColumn' | 'columnTypes' | 'generateKey'>} config
+ */
+export async function checkTable(dynamodb, config) {
+  let description;
+  try {
+    description = (await dynamodb.send(new DescribeTableCommand({ TableName: config.table }))).Table;
+  } catch (error) {
+    if (/** @type {Error} */ (error).name === 'ResourceNotFoundException') {
+      throw new TableError(`table "${config.table}" does not exist in ${config.region}; create it first, or name an existing table with the "table" option (TABLE_NAME)`, error);
+    }
+    throw error;
+  }
+  const keySchema = description?.KeySchema ?? [];
+  const typeOf = new Map((description?.AttributeDefinitions ?? []).map((d) => [d.AttributeName, d.AttributeType]));
+  const hash = keySchema.find((k) => k.KeyType === 'HASH')?.AttributeName;
+  const range = keySchema.find((k) => k.KeyType === 'RANGE')?.AttributeName;
+
+  if (hash !== config.keyColumn) {
+    throw new TableError(`table "${config.table}" has partition key "${hash}", but keyColumn is "${config.keyColumn}"; set keyColumn to the CSV column that holds "${hash}"`);
+  }
+  if (range !== config.sortKeyColumn) {
+    throw new TableError(
+      range === undefined
+        ? `table "${config.table}" has no sort key, but sortKeyColumn is "${config.sortKeyColumn}"; leave sortKeyColumn unset`
+        : `table "${config.table}" has sort key "${range}", but sortKeyColumn is ${config.sortKeyColumn === undefined ? 'not set' : `"${config.sortKeyColumn}"`}; set sortKeyColumn to the CSV column that holds "${range}"`,
+    );
+  }
+  for (const column of [hash, range]) {
+    if (column === undefined) continue;
+    const tableType = typeOf.get(column);
+    const csvType = config.columnTypes[column] ?? 'S';
+    if (tableType !== csvType) {
+      throw new TableError(`table "${config.table}" types key "${column}" as ${tableType}, but the import types it as ${csvType}; set columnTypes to "${column}:${tableType}"`);
+    }
+  }
+}
