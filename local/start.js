@@ -4,7 +4,7 @@
  * generated CSV (or --file), runs the Lambda handler on it, checks the table, prints the summary as
  * the last line of stdout, and stops the servers.
  */
-import { ScanCommand } from '@aws-sdk/client-dynamodb';
+import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { Upload } from '@aws-sdk/lib-storage';
 import { createReadStream, existsSync } from 'node:fs';
 import path from 'node:path';
@@ -126,17 +126,14 @@ async function main() {
   }
 }
 
-/** @param {import('@aws-sdk/client-dynamodb').DynamoDBClient} dynamodb */
+/**
+ * DynamoDB Local keeps DescribeTable's ItemCount exact and live (AWS refreshes it only every few
+ * hours, but this runs only locally). A Scan of 1,000,000 items kept DynamoDB Local busy for minutes.
+ * @param {import('@aws-sdk/client-dynamodb').DynamoDBClient} dynamodb
+ */
 async function countItems(dynamodb) {
-  let count = 0;
-  /** @type {Record<string, any> | undefined} */
-  let startKey;
-  do {
-    const page = await dynamodb.send(new ScanCommand({ TableName: TABLE, Select: 'COUNT', ExclusiveStartKey: startKey }));
-    count += page.Count ?? 0;
-    startKey = page.LastEvaluatedKey;
-  } while (startKey !== undefined);
-  return count;
+  const { Table } = await dynamodb.send(new DescribeTableCommand({ TableName: TABLE }));
+  return Table?.ItemCount ?? 0;
 }
 
 main().catch((error) => {
