@@ -8,6 +8,7 @@ import { BatchWriteItemCommand } from '@aws-sdk/client-dynamodb';
 import pLimit from 'p-limit';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { backoffDelay, classifyError, describeError } from './retry.js';
+import { countRejection } from './throughput.js';
 
 export const BATCH_SIZE = 25;
 
@@ -64,8 +65,7 @@ export function createBatchWriter(options) {
   let fatal;
 
   function reject(/** @type {Entry} */ entry, /** @type {RejectReason} */ reason, /** @type {string} */ message) {
-    stats.rejected++;
-    stats.rejectedByReason[reason] = (stats.rejectedByReason[reason] ?? 0) + 1;
+    countRejection(stats, reason);
     onReject({ line: entry.line, reason, message, fields: entry.fields });
   }
 

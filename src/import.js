@@ -7,7 +7,7 @@ import { createRecordParser } from './csv-records.js';
 import { createItemBuilder, RowError } from './rows.js';
 import { openSource } from './s3-source.js';
 import { checkTable } from './table-check.js';
-import { createStats, startThroughputLog, summarize } from './throughput.js';
+import { countRejection, createStats, startThroughputLog, summarize } from './throughput.js';
 
 /** @typedef {import('./config.js').ImportConfig} ImportConfig */
 /** @typedef {import('./batch-writer.js').Rejection} Rejection */
@@ -57,8 +57,7 @@ export async function runImport(config, { clients, logger, onReject }) {
 
   /** @param {RowError | { reason: import('./rows.js').RejectReason, message: string }} error @param {number} line @param {string[]} fields */
   const rejectRow = (error, line, fields) => {
-    stats.rejected++;
-    stats.rejectedByReason[error.reason] = (stats.rejectedByReason[error.reason] ?? 0) + 1;
+    countRejection(stats, error.reason);
     recordRejection({ line, reason: error.reason, message: error.message, fields });
   };
 

@@ -39,6 +39,16 @@ export function createStats() {
 }
 
 /**
+ * Counts one rejected row under its reason.
+ * @param {Stats} stats
+ * @param {string} reason
+ */
+export function countRejection(stats, reason) {
+  stats.rejected++;
+  stats.rejectedByReason[reason] = (stats.rejectedByReason[reason] ?? 0) + 1;
+}
+
+/**
  * Logs one line every interval until stopped, and the last partial interval on stop.
  * @param {Stats} stats
  * @param {(fields: Record<string, unknown>) => void} log
