@@ -59,24 +59,10 @@ export async function startLocalServers({ buckets, tables = [] }) {
   process.on('exit', stopNow);
 
   /** @type {LocalServers['createTable']} */
-  async function createTable(table, keys = { partition: { name: 'id', type: /** @type {const} */ ('S') } }) {
-    const attributes = [keys.partition, ...(keys.sort ? [keys.sort] : [])];
-    await dynamodb.send(
-      new CreateTableCommand({
-        TableName: table,
-        BillingMode: 'PAY_PER_REQUEST',
-        AttributeDefinitions: attributes.map((key) => ({ AttributeName: key.name, AttributeType: key.type })),
-        KeySchema: [
-          { AttributeName: keys.partition.name, KeyType: 'HASH' },
-          ...(keys.sort ? [{ AttributeName: keys.sort.name, KeyType: /** @type {const} */ ('RANGE') }] : []),
-        ],
-      }),
-    );
-    await waitUntilTableExists({ client: dynamodb, maxWaitTime: 30 }, { TableName: table });
-  }
+  const createTableHere = (table, keys) => createTable(dynamodb, table, keys);
 
   try {
-    for (const table of tables) await createTable(table);
+    for (const table of tables) await createTableHere(table);
   } catch (error) {
     await stop();
     throw error;
@@ -94,10 +80,32 @@ export async function startLocalServers({ buckets, tables = [] }) {
     },
     dynamodb,
     s3,
-    createTable,
+    createTable: createTableHere,
     stop,
     dynamodbLocalOutput: dynamoLocal.recentOutput,
   };
+}
+
+/**
+ * Creates an on-demand table and waits until it is active.
+ * @param {DynamoDBClient} dynamodb
+ * @param {string} table
+ * @param {TableKeys} [keys]  default: partition key id, a string
+ */
+export async function createTable(dynamodb, table, keys = { partition: { name: 'id', type: 'S' } }) {
+  const attributes = [keys.partition, ...(keys.sort ? [keys.sort] : [])];
+  await dynamodb.send(
+    new CreateTableCommand({
+      TableName: table,
+      BillingMode: 'PAY_PER_REQUEST',
+      AttributeDefinitions: attributes.map((key) => ({ AttributeName: key.name, AttributeType: key.type })),
+      KeySchema: [
+        { AttributeName: keys.partition.name, KeyType: 'HASH' },
+        ...(keys.sort ? [{ AttributeName: keys.sort.name, KeyType: /** @type {const} */ ('RANGE') }] : []),
+      ],
+    }),
+  );
+  await waitUntilTableExists({ client: dynamodb, maxWaitTime: 30 }, { TableName: table });
 }
 
 /**

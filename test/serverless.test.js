@@ -9,7 +9,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scanAll, TEST_BUCKET, upload, useLocalServers } from './support/local.js';
-import { CreateTableCommand, waitUntilTableExists } from '@aws-sdk/client-dynamodb';
+import { createTable as createLocalTable } from '../local/servers.js';
 
 const run = promisify(execFile);
 const sls = path.resolve('node_modules/.bin/sls');
@@ -77,12 +77,10 @@ describe('sls invoke local -f import', () => {
   it('runs the handler against the local servers', async () => {
     const { env, dynamodb, s3 } = useLocalServers();
     const table = 'csv-import-dev-items';
-    await dynamodb
-      .send(new CreateTableCommand({ TableName: table, BillingMode: 'PAY_PER_REQUEST', AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }], KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }] }))
-      .catch((error) => {
-        if (error.name !== 'ResourceInUseException') throw error;
-      });
-    await waitUntilTableExists({ client: dynamodb, maxWaitTime: 30 }, { TableName: table });
+    // The table name serverless.yml gives the function; made once per DynamoDB Local.
+    await createLocalTable(dynamodb, table).catch((error) => {
+      if (error.name !== 'ResourceInUseException') throw error;
+    });
     await upload(s3, 'invoke-local/people.csv', 'id,name,score\nx1,Ann,1.5\nx2,Bob,2\nx3,Cy,3\n');
     const { stdout } = await run(sls, ['invoke', 'local', '-f', 'import', '--data', JSON.stringify({ bucket: TEST_BUCKET, key: 'invoke-local/people.csv', columnTypes: 'score:N' })], {
       env: { ...process.env, ...env, SLS_TELEMETRY_DISABLED: '1', SLS_NOTIFICATIONS_MODE: 'off' },

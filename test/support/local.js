@@ -1,12 +1,15 @@
 /**
  * Test access to the local servers started by global-setup.js: clients, fresh tables, uploads.
  */
-import { CreateTableCommand, DynamoDBClient, ScanCommand, waitUntilTableExists } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { randomUUID } from 'node:crypto';
 import { inject } from 'vitest';
+import { createTable as createLocalTable } from '../../local/servers.js';
+import { TEST_BUCKET } from './global-setup.js';
 
-export const TEST_BUCKET = 'test-imports';
+export { TEST_BUCKET };
+
 
 /** @returns {Record<string, string>} */
 export function localEnv() {
@@ -24,21 +27,13 @@ export function useLocalServers() {
 }
 
 /**
+ * A new table with a unique name.
  * @param {DynamoDBClient} dynamodb
- * @param {{ partition?: { name: string, type: 'S' | 'N' } }} [keys]
+ * @param {import('../../local/servers.js').TableKeys} [keys]
  */
-export async function createTable(dynamodb, keys = {}) {
-  const partition = keys.partition ?? { name: 'id', type: 'S' };
+export async function createTable(dynamodb, keys) {
   const table = `t-${randomUUID()}`;
-  await dynamodb.send(
-    new CreateTableCommand({
-      TableName: table,
-      BillingMode: 'PAY_PER_REQUEST',
-      AttributeDefinitions: [{ AttributeName: partition.name, AttributeType: partition.type }],
-      KeySchema: [{ AttributeName: partition.name, KeyType: 'HASH' }],
-    }),
-  );
-  await waitUntilTableExists({ client: dynamodb, maxWaitTime: 30 }, { TableName: table });
+  await createLocalTable(dynamodb, table, keys);
   return table;
 }
 
