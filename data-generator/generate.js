@@ -118,6 +118,20 @@ export async function writeCsv(out, options, onProgress) {
 }
 
 /**
+ * Uploads what `write` writes into the stream it is given, as a multipart upload (8 MB parts, two in
+ * flight), so memory stays flat whatever the size.
+ * @param {S3Client} s3
+ * @param {string} bucket
+ * @param {string} key
+ * @param {(body: import('node:stream').Writable) => Promise<unknown>} write  must end the stream
+ */
+export async function uploadStream(s3, bucket, key, write) {
+  const body = new PassThrough({ highWaterMark: 1 << 20 });
+  const upload = new Upload({ client: s3, params: { Bucket: bucket, Key: key, Body: body, ContentType: 'text/csv' }, partSize: 8 << 20, queueSize: 2 });
+  await Promise.all([write(body), upload.done()]);
+}
+
+/**
  * @param {string[]} argv
  */
 export function parseGeneratorArgs(argv) {
@@ -165,9 +179,7 @@ async function main() {
 
   if (args.bucket !== undefined) {
     const s3 = new S3Client({ endpoint: process.env.S3_ENDPOINT, forcePathStyle: process.env.S3_ENDPOINT !== undefined });
-    const body = new PassThrough({ highWaterMark: 1 << 20 });
-    const upload = new Upload({ client: s3, params: { Bucket: args.bucket, Key: args.key, Body: body, ContentType: 'text/csv' }, partSize: 8 << 20, queueSize: 2 });
-    await Promise.all([writeCsv(body, options, progress), upload.done()]);
+    await uploadStream(s3, args.bucket, args.key, (body) => writeCsv(body, options, progress));
     s3.destroy();
   } else {
     const out = target === '-' ? process.stdout : createWriteStream(target, { highWaterMark: 1 << 20 });

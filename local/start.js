@@ -5,13 +5,12 @@
  * the last line of stdout, and stops the servers.
  */
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
-import { Upload } from '@aws-sdk/lib-storage';
 import { createReadStream, existsSync } from 'node:fs';
 import path from 'node:path';
-import { PassThrough } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
 import { resolveConfig } from '../src/config.js';
-import { writeCsv } from '../data-generator/generate.js';
+import { uploadStream, writeCsv } from '../data-generator/generate.js';
 import { startLocalServers, stopOnSignals } from './servers.js';
 
 const HELP = `Usage: npm start -- [options]
@@ -96,15 +95,13 @@ async function main() {
     });
     log(`DynamoDB Local at ${servers.dynamodbEndpoint}, S3 emulator at ${servers.s3Endpoint}; table ${TABLE}, bucket ${BUCKET}`);
 
-    const body = new PassThrough({ highWaterMark: 1 << 20 });
-    const upload = new Upload({ client: servers.s3, params: { Bucket: BUCKET, Key: key, Body: body }, partSize: 8 << 20, queueSize: 2 });
-    if (values.file !== undefined) {
-      log(`Uploading ${values.file} to s3://${BUCKET}/${key}...`);
-      createReadStream(values.file).pipe(body);
-      await upload.done();
+    const file = values.file;
+    if (file !== undefined) {
+      log(`Uploading ${file} to s3://${BUCKET}/${key}...`);
+      await uploadStream(servers.s3, BUCKET, key, (body) => pipeline(createReadStream(file), body));
     } else {
       log(`Generating ${rows.toLocaleString('en-US')} rows into s3://${BUCKET}/${key}...`);
-      await Promise.all([writeCsv(body, { rows, seed: 42, sorted: false }), upload.done()]);
+      await uploadStream(servers.s3, BUCKET, key, (body) => writeCsv(body, { rows, seed: 42, sorted: false }));
     }
 
     Object.assign(process.env, servers.env, { TABLE_NAME: TABLE });
