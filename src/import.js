@@ -4,7 +4,7 @@
  */
 import { createBatchWriter } from './batch-writer.js';
 import { createRecordParser } from './csv-records.js';
-import { createItemBuilder, RowError } from './rows.js';
+import { createItemBuilder, keyIdReader, RowError } from './rows.js';
 import { openSource } from './s3-source.js';
 import { checkTable } from './table-check.js';
 import { countRejection, createStats, startThroughputLog, summarize } from './throughput.js';
@@ -106,15 +106,4 @@ export async function runImport(config, { clients, logger, onReject }) {
   const summary = { ...context, ...summarize(stats, throughput.seconds()), rejectSample };
   logger.info('summary', summary);
   return summary;
-}
-
-/**
- * Reads the keyId of an item as DynamoDB returns it in UnprocessedItems.
- * @param {Pick<ImportConfig, 'keyColumn' | 'sortKeyColumn'>} config
- * @returns {(item: import('./rows.js').Item) => string}
- */
-export function keyIdReader({ keyColumn, sortKeyColumn }) {
-  const valueOf = (/** @type {import('@aws-sdk/client-dynamodb').AttributeValue | undefined} */ value) => value?.S ?? value?.N ?? '';
-  if (sortKeyColumn === undefined) return (item) => valueOf(item[keyColumn]);
-  return (item) => `${valueOf(item[keyColumn])}\u0000${valueOf(item[sortKeyColumn])}`;
 }

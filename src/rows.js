@@ -102,7 +102,7 @@ export function createItemBuilder(header, config, source) {
       if (sortValue === undefined || sortValue === '') {
         throw new RowError('MISSING_KEY', `line ${line}: sort key column "${config.sortKeyColumn}" is empty`);
       }
-      keyId = `${keyValue}\u0000${sortValue}`;
+      keyId = joinKeyId(keyValue, sortValue);
     }
 
     if (chars > fastSizeLimit) {
@@ -113,6 +113,27 @@ export function createItemBuilder(header, config, source) {
     }
     return { item, keyId };
   };
+}
+
+/**
+ * The primary key as one string: the partition key, and the sort key after a NUL when there is one.
+ * @param {string} partition
+ * @param {string} sort
+ */
+function joinKeyId(partition, sort) {
+  return `${partition}\u0000${sort}`;
+}
+
+/**
+ * Reads the keyId of an item as DynamoDB returns it in UnprocessedItems, in the same form as the
+ * builder's keyId, so returned items can be matched to their rows.
+ * @param {Pick<ImportConfig, 'keyColumn' | 'sortKeyColumn'>} config
+ * @returns {(item: Item) => string}
+ */
+export function keyIdReader({ keyColumn, sortKeyColumn }) {
+  const valueOf = (/** @type {AttributeValue | undefined} */ value) => value?.S ?? value?.N ?? '';
+  if (sortKeyColumn === undefined) return (item) => valueOf(item[keyColumn]);
+  return (item) => joinKeyId(valueOf(item[keyColumn]), valueOf(item[sortKeyColumn]));
 }
 
 /** @param {string[]} names @param {ImportConfig} config */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { resolveConfig } from '../src/config.js';
-import { createItemBuilder, HeaderError, isDynamoNumber, RowError } from '../src/rows.js';
+import { createItemBuilder, HeaderError, isDynamoNumber, keyIdReader, RowError } from '../src/rows.js';
 
 const config = (/** @type {Record<string, unknown>} */ options = {}) => resolveConfig({ bucket: 'b', key: 'k.csv', table: 'people', ...options }, {});
 const source = { etag: 'etag1' };
@@ -53,6 +53,22 @@ describe('createItemBuilder', () => {
   ])('refuses header %j with options %j', (badHeader, options, message) => {
     expect(() => createItemBuilder(badHeader, config(options), source)).toThrow(HeaderError);
     expect(() => createItemBuilder(badHeader, config(options), source)).toThrow(message);
+  });
+});
+
+describe('keyIdReader', () => {
+  it.each([
+    [{}, ['id', 'sku', 'n'], ['a', 'x', '1']],
+    [{ sortKeyColumn: 'sku' }, ['id', 'sku', 'n'], ['a', 'x', '1']],
+    [{ keyColumn: 'n', sortKeyColumn: 'sku', columnTypes: 'n:N' }, ['id', 'sku', 'n'], ['a', 'x', '17']],
+  ])('reads back from an item the keyId the builder gave its row (%j)', (options, header, fields) => {
+    const built = createItemBuilder(header, config(options), source)(fields, 2);
+    expect(keyIdReader(config(options))(built.item)).toBe(built.keyId);
+  });
+
+  it('tells apart items that share a partition key but not a sort key', () => {
+    const read = keyIdReader(config({ sortKeyColumn: 'sku' }));
+    expect(read({ id: { S: 'a' }, sku: { S: 'x' } })).not.toBe(read({ id: { S: 'a' }, sku: { S: 'y' } }));
   });
 });
 
