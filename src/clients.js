@@ -14,11 +14,11 @@ import https from 'node:https';
 const cache = new Map();
 
 /**
- * @param {Pick<import('./config.js').ImportConfig, 'region' | 'concurrency' | 'dynamodbEndpoint' | 's3Endpoint'>} config
+ * @param {Pick<import('./config.js').ImportConfig, 'region' | 'concurrency' | 'requestTimeoutMs' | 'dynamodbEndpoint' | 's3Endpoint'>} config
  * @returns {Clients}
  */
 export function clientsFor(config) {
-  const cacheKey = JSON.stringify([config.region, config.concurrency, config.dynamodbEndpoint, config.s3Endpoint]);
+  const cacheKey = JSON.stringify([config.region, config.concurrency, config.requestTimeoutMs, config.dynamodbEndpoint, config.s3Endpoint]);
   let clients = cache.get(cacheKey);
   if (clients === undefined) {
     clients = createClients(config);
@@ -28,7 +28,7 @@ export function clientsFor(config) {
 }
 
 /**
- * @param {Pick<import('./config.js').ImportConfig, 'region' | 'concurrency' | 'dynamodbEndpoint' | 's3Endpoint'>} config
+ * @param {Pick<import('./config.js').ImportConfig, 'region' | 'concurrency' | 'requestTimeoutMs' | 'dynamodbEndpoint' | 's3Endpoint'>} config
  * @returns {Clients}
  */
 export function createClients(config) {
@@ -44,7 +44,8 @@ export function createClients(config) {
       httpAgent: new http.Agent(agentOptions),
       httpsAgent: new https.Agent(agentOptions),
       connectionTimeout: 3_000,
-      requestTimeout: 20_000,
+      // A call that hangs is abandoned and retried like a 5xx (a put is idempotent).
+      requestTimeout: config.requestTimeoutMs,
     }),
   });
   const s3 = new S3Client({

@@ -2,6 +2,7 @@
  * Import options: each comes from the payload, then the environment, then a default, and is checked
  * once, before any I/O. A bad value throws a ConfigError naming the option, the value and what is allowed.
  */
+import { parseCheckpoint } from './checkpoint.js';
 
 /** @typedef {'S' | 'N' | 'BOOL'} ColumnType */
 
@@ -20,6 +21,16 @@
  * @property {number} backoffBaseMs     first backoff ceiling; doubles per attempt (full jitter)
  * @property {number} backoffCapMs      largest backoff ceiling
  * @property {number} logIntervalMs     period of the throughput log line
+ * @property {number} requestTimeoutMs  a BatchWriteItem call with no answer for this long is retried
+ * @property {number} readIdleTimeoutMs an S3 body that sends nothing for this long is re-opened
+ * @property {number} maxReopens        S3 re-opens in a row without progress before the import fails
+ * @property {string} rejectsPrefix     where rejects files go in the source bucket
+ * @property {number | undefined} segmentMs  longest an invocation reads before it hands over to a continuation
+ * @property {number} timeMarginMs      Lambda time left at which an invocation stops reading and hands over
+ * @property {import('./checkpoint.js').Checkpoint | undefined} checkpoint  where to resume a job
+ * @property {string[]} allowedTables   tables a payload may name besides TABLE_NAME
+ * @property {'invoke' | 'in-process'} continuation  how a job goes on past one invocation's time
+ * @property {string | undefined} lambdaEndpoint    endpoint override for self-invocation (tests)
  * @property {string} region            AWS region of the clients
  * @property {string | undefined} dynamodbEndpoint  endpoint override (local mode)
  * @property {string | undefined} s3Endpoint        endpoint override (local mode)
@@ -57,13 +68,23 @@ const OPTIONS = [
   { name: 'backoffBaseMs', env: 'BACKOFF_BASE_MS', fallback: 25, parse: integerIn(1, 60_000) },
   { name: 'backoffCapMs', env: 'BACKOFF_CAP_MS', fallback: 5_000, parse: integerIn(1, 300_000) },
   { name: 'logIntervalMs', env: 'LOG_INTERVAL_MS', fallback: 1_000, parse: integerIn(100, 3_600_000) },
+  { name: 'requestTimeoutMs', env: 'REQUEST_TIMEOUT_MS', fallback: 10_000, parse: integerIn(100, 120_000) },
+  { name: 'readIdleTimeoutMs', env: 'READ_IDLE_TIMEOUT_MS', fallback: 10_000, parse: integerIn(100, 600_000) },
+  { name: 'maxReopens', env: 'MAX_REOPENS', fallback: 5, parse: integerIn(0, 100) },
+  { name: 'rejectsPrefix', env: 'REJECTS_PREFIX', fallback: 'rejects/', parse: rejectsPrefix },
+  { name: 'segmentMs', env: 'SEGMENT_MS', parse: optional(integerIn(100, 900_000)) },
+  { name: 'timeMarginMs', env: 'TIME_MARGIN_MS', fallback: 60_000, parse: integerIn(1_000, 600_000) },
+  { name: 'checkpoint', parse: (raw, name) => (raw === undefined ? undefined : parseCheckpoint(raw, name)) },
+  { name: 'allowedTables', env: 'ALLOWED_TABLES', fallback: '', parse: tableList },
+  { name: 'continuation', env: 'CONTINUATION', parse: continuation },
+  { name: 'lambdaEndpoint', env: 'LAMBDA_ENDPOINT', parse: optionalUrl },
   { name: 'region', env: 'AWS_REGION', fallback: 'us-east-1', parse: requiredString },
   { name: 'dynamodbEndpoint', env: 'DYNAMODB_ENDPOINT', parse: optionalUrl },
   { name: 's3Endpoint', env: 'S3_ENDPOINT', parse: optionalUrl },
 ];
 
 /** Options that only the deployment may set: a payload cannot point the function at another server. */
-const ENV_ONLY = new Set(['region', 'dynamodbEndpoint', 's3Endpoint']);
+const ENV_ONLY = new Set(['region', 'dynamodbEndpoint', 's3Endpoint', 'allowedTables', 'continuation', 'lambdaEndpoint']);
 
 export const OPTION_NAMES = OPTIONS.map((option) => option.name);
 
@@ -89,7 +110,19 @@ export function resolveConfig(payload, env) {
   }
   const result = /** @type {ImportConfig} */ (config);
   crossCheck(result);
+  checkTableAllowed(payload.table, env.TABLE_NAME, result.allowedTables);
   return Object.freeze(result);
+}
+
+/**
+ * The function writes to its configured table (TABLE_NAME). A payload may name another one only if the
+ * deployment lists it in ALLOWED_TABLES.
+ * @param {unknown} requested @param {string | undefined} configured @param {string[]} allowed
+ */
+function checkTableAllowed(requested, configured, allowed) {
+  if (requested === undefined || configured === undefined || configured.trim() === '' || requested === configured) return;
+  if (allowed.includes(/** @type {string} */ (requested))) return;
+  throw new ConfigError('table', requested, `this function writes only to its table "${configured}"${allowed.length > 0 ? ` and to ${allowed.join(', ')}` : ''}; leave "table" out, or add the table to the ALLOWED_TABLES setting (and to the function's IAM policy)`);
 }
 
 /** @param {ImportConfig} config */
@@ -138,6 +171,40 @@ function tableName(raw, name) {
     throw new ConfigError(name, raw, 'a DynamoDB table name is 3-255 characters of a-z, A-Z, 0-9, "_", "-" and "."');
   }
   return raw;
+}
+
+/** @param {unknown} raw @param {string} name */
+function rejectsPrefix(raw, name) {
+  if (typeof raw !== 'string' || raw === '' || raw.startsWith('/') || !raw.endsWith('/')) {
+    throw new ConfigError(name, raw, 'use a key prefix that ends with "/" and does not start with one, such as "rejects/"');
+  }
+  return raw;
+}
+
+/** @param {unknown} raw @param {string} name */
+function tableList(raw, name) {
+  const list = typeof raw === 'string' ? raw.split(',').map((t) => t.trim()).filter((t) => t !== '') : raw;
+  if (!Array.isArray(list)) throw new ConfigError(name, raw, 'list table names separated by commas');
+  return list.map((table) => tableName(table, name));
+}
+
+/** @param {unknown} raw @param {string} name */
+function continuation(raw, name) {
+  if (raw === undefined) {
+    // In Lambda a job goes on in a new invocation; anywhere else (npm start, tests, sls invoke local) in this process.
+    return process.env.AWS_LAMBDA_FUNCTION_NAME !== undefined && process.env.IS_LOCAL !== 'true' ? 'invoke' : 'in-process';
+  }
+  if (raw !== 'invoke' && raw !== 'in-process') throw new ConfigError(name, raw, 'use "invoke" (a new Lambda invocation) or "in-process"');
+  return raw;
+}
+
+/**
+ * @template T
+ * @param {(raw: unknown, name: string) => T} parse
+ * @returns {(raw: unknown, name: string) => T | undefined}
+ */
+function optional(parse) {
+  return (raw, name) => (raw === undefined ? undefined : parse(raw, name));
 }
 
 /** @param {unknown} raw @param {string} name */

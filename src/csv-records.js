@@ -22,10 +22,11 @@ import { parse } from 'csv-parse';
 
 /**
  * The parser to pipe bytes into, and `toRow`, which turns each of its outputs, read in order, into a
- * record or a skip with its line number.
- * @param {{ delimiter: string }} options
+ * record or a skip with its line number. A continuation parses from the middle of a file: `lineOffset`
+ * is the number of lines before its first byte, so that line numbers stay those of the whole file.
+ * @param {{ delimiter: string, lineOffset?: number }} options
  */
-export function createRecordParser({ delimiter }) {
+export function createRecordParser({ delimiter, lineOffset = 0 }) {
   // Start line of the next record: the line after the previous record's end, past skipped empty lines.
   // Records and skips pass through one ordered stream, so this bookkeeping runs in file order.
   // csv-parse counts a CRLF inside a quoted field as two lines, so its count is only trusted to say
@@ -44,6 +45,8 @@ export function createRecordParser({ delimiter }) {
     delimiter,
     bom: true,
     info: true,
+    // Any line end, even mixed in one file (auto-detection would fix the first one seen).
+    record_delimiter: ['\r\n', '\n', '\r'],
     skip_empty_lines: true,
     skip_records_with_error: true,
     // Called while parsing, ahead of records still buffered for the reader: push the skip into the
@@ -63,17 +66,21 @@ export function createRecordParser({ delimiter }) {
       const line = startLine(error.lines ?? lastEndLine + 1, error.empty_lines ?? lastEmptyLines, error.record ?? []);
       return {
         fields: undefined,
-        line,
+        line: line + lineOffset,
         reason: error.code === 'CSV_RECORD_INCONSISTENT_FIELDS_LENGTH' ? 'FIELD_COUNT' : 'MALFORMED_CSV',
-        message: `line ${line}: ${error.message}`,
+        // csv-parse's own line is relative to where this parser started: keep the file's line only.
+        message: `line ${line + lineOffset}: ${error.message.replace(/,? (?:at|on) line \d+/g, '')}`,
         partialFields: error.record ?? [],
       };
     }
     const { record, info } = output;
-    return { fields: record, line: startLine(info.lines, info.empty_lines, record), endByte: info.bytes };
+    return { fields: record, line: startLine(info.lines, info.empty_lines, record) + lineOffset, endByte: info.bytes };
   }
 
-  return { parser, toRow };
+  /** Lines of the file up to the end of the last row returned by toRow. */
+  const linesRead = () => lastEndLine + lineOffset;
+
+  return { parser, toRow, linesRead };
 }
 
 /**

@@ -3,11 +3,18 @@
  *
  * The event is an S3 ObjectCreated notification (each record is one import) or a direct payload
  * `{ "bucket": ..., "key": ..., ...options }`. Every job's options are validated before any I/O.
+ * A job that cannot finish in one invocation's time goes on from a checkpoint: in a new asynchronous
+ * invocation of this function on AWS, or in this process anywhere else.
  */
 import { clientsFor } from './clients.js';
 import { ConfigError, resolveConfig } from './config.js';
+import { invokeSelf } from './continuation.js';
 import { runImport } from './import.js';
 import { logger } from './logger.js';
+
+/**
+ * @typedef {Pick<import('aws-lambda').Context, 'getRemainingTimeInMillis' | 'invokedFunctionArn'>} InvocationContext
+ */
 
 /**
  * @param {unknown} event
@@ -15,12 +22,47 @@ import { logger } from './logger.js';
  */
 export async function handler(event, context) {
   if (context !== undefined) logger.addContext(context);
-  const configs = jobsFromEvent(event).map((job) => resolveConfig(job, process.env));
-  const summaries = [];
-  for (const config of configs) {
-    summaries.push(await runImport(config, { clients: clientsFor(config), logger }));
+  const jobs = jobsFromEvent(event).map((payload) => ({ payload, config: resolveConfig(payload, process.env) }));
+  const results = [];
+  for (const job of jobs) results.push(await runJob(job.payload, job.config, context));
+  return results.length === 1 ? results[0] : { imports: results };
+}
+
+/**
+ * Runs a job's segments until it is done, or hands it to a new invocation.
+ * @param {Record<string, unknown>} payload  the job as it was asked for
+ * @param {import('./config.js').ImportConfig} config
+ * @param {InvocationContext | undefined} context
+ */
+export async function runJob(payload, config, context) {
+  const clients = clientsFor(config);
+  let current = config;
+  for (;;) {
+    const outcome = await runImport(current, { clients, logger, stopBy: stopTime(current, context) });
+    if (outcome.done) return outcome.summary;
+    const next = { ...payload, checkpoint: outcome.checkpoint };
+    if (current.continuation === 'invoke') {
+      if (context === undefined) throw new Error('continuation "invoke" needs the Lambda context (invokedFunctionArn) to invoke itself');
+      await invokeSelf(current, context.invokedFunctionArn, next);
+      logger.info('continued in a new invocation', { jobId: outcome.checkpoint.jobId, segments: outcome.checkpoint.segments, byte: outcome.checkpoint.byte });
+      return { continued: true, jobId: outcome.checkpoint.jobId, segments: outcome.checkpoint.segments, byte: outcome.checkpoint.byte, rowsRead: outcome.checkpoint.totals.rowsRead };
+    }
+    current = resolveConfig(next, process.env);
   }
-  return summaries.length === 1 ? summaries[0] : { imports: summaries };
+}
+
+/**
+ * When this invocation stops reading: after segmentMs, or when the Lambda's remaining time falls to
+ * timeMarginMs (time to drain the writes in flight and invoke the continuation), whichever comes first.
+ * @param {import('./config.js').ImportConfig} config
+ * @param {InvocationContext | undefined} context
+ */
+function stopTime(config, context) {
+  const now = performance.now();
+  const bySegment = config.segmentMs === undefined ? Infinity : now + config.segmentMs;
+  const remaining = context?.getRemainingTimeInMillis?.();
+  const byLambda = remaining === undefined ? Infinity : now + remaining - config.timeMarginMs;
+  return Math.min(bySegment, byLambda);
 }
 
 /**

@@ -1,46 +1,89 @@
 /**
- * One import: S3 object -> csv-parse -> items -> batch writer, with a throughput line every interval
- * and a summary whose books balance: rowsRead = written + rejected + duplicatesCollapsed.
+ * One segment of an import job: S3 object (from a checkpoint's byte, if any) -> csv-parse -> items ->
+ * batch writer, with a throughput line every interval. Rows that cannot be written go to the rejects
+ * file. The segment either reaches the end of the object and returns the job's summary, whose books
+ * balance (rowsRead = written + rejected + duplicatesCollapsed), or, past `stopBy`, stops at a record
+ * boundary, lets every write in flight end, and returns a checkpoint for the next segment.
  */
 import { createBatchWriter } from './batch-writer.js';
+import { jobIdFor } from './checkpoint.js';
 import { createRecordParser } from './csv-records.js';
+import { createRejectsWriter, rejectsKey } from './rejects.js';
 import { createItemBuilder, keyIdReader, RowError } from './rows.js';
 import { openSource } from './s3-source.js';
 import { checkTable } from './table-check.js';
-import { countRejection, createStats, startThroughputLog, summarize } from './throughput.js';
+import { countRejection, createStats, startThroughputLog, summarize, totalsOf } from './throughput.js';
 
 /** @typedef {import('./config.js').ImportConfig} ImportConfig */
+/** @typedef {import('./checkpoint.js').Checkpoint} Checkpoint */
 /** @typedef {import('./batch-writer.js').Rejection} Rejection */
-/** @typedef {ReturnType<typeof summarize> & { bucket: string, key: string, table: string, rejectSample: Array<{ line: number, reason: string }> }} ImportSummary */
+/**
+ * @typedef {ReturnType<typeof summarize> & {
+ *   jobId: string, bucket: string, key: string, table: string, segments: number, reopens: number,
+ *   rejectsObjects: string[], rejectSample: Array<{ line: number, reason: string }>
+ * }} ImportSummary
+ */
+/** @typedef {{ done: true, summary: ImportSummary } | { done: false, checkpoint: Checkpoint }} SegmentOutcome */
 
-/** How many rejections the summary lists by line (all of them are counted). */
+/** How many rejections the summary lists by line (all of them are counted, and all are in the rejects file). */
 const REJECT_SAMPLE = 20;
+
+/**
+ * @typedef {object} Logger
+ * @property {(message: string, fields: Record<string, unknown>) => void} info
+ * @property {(message: string, fields: Record<string, unknown>) => void} warn
+ * @property {(message: string, fields: Record<string, unknown>) => void} error
+ */
 
 /**
  * @typedef {object} ImportDeps
  * @property {import('./clients.js').Clients} clients
- * @property {{ info: (message: string, fields: Record<string, unknown>) => void, error: (message: string, fields: Record<string, unknown>) => void }} logger
- * @property {(rejection: Rejection) => void} [onReject]  every rejected row, with its fields
+ * @property {Logger} logger
+ * @property {number} [stopBy]  performance.now() time after which the segment hands over
  */
 
 /**
- * @param {Readonly<ImportConfig>} config
+ * @param {Readonly<ImportConfig>} config  `config.checkpoint`, if set, is where this segment starts
  * @param {ImportDeps} deps
- * @returns {Promise<ImportSummary>}
+ * @returns {Promise<SegmentOutcome>}
  */
-export async function runImport(config, { clients, logger, onReject }) {
-  const stats = createStats();
-  /** @type {Array<{ line: number, reason: string }>} */
-  const rejectSample = [];
+export async function runImport(config, { clients, logger, stopBy = Infinity }) {
+  const resume = config.checkpoint;
+  const segment = (resume?.segments ?? 0) + 1;
+  const startByte = resume?.byte ?? 0;
+  const stats = createStats(resume?.totals);
+  const rejectSample = [...(resume?.rejectSample ?? [])];
+  const rejectsObjects = [...(resume?.rejectsObjects ?? [])];
+
+  const context = { jobId: resume?.jobId, segment, bucket: config.bucket, key: config.key, table: config.table };
+  await checkTable(clients.dynamodb, config);
+  const source = await openSource(clients.s3, config.bucket, config.key, {
+    start: startByte,
+    etag: resume?.etag,
+    idleTimeoutMs: config.readIdleTimeoutMs,
+    maxReopens: config.maxReopens,
+    onReopen: (event) => logger.warn('source re-opened', { ...context, ...event }),
+  });
+  const jobId = resume?.jobId ?? jobIdFor(config.bucket, config.key, source.etag);
+  context.jobId = jobId;
+
+  /** @type {string[] | undefined} */
+  let header = resume?.header;
+  const rejects = createRejectsWriter({ s3: clients.s3, bucket: config.bucket, key: rejectsKey(config.rejectsPrefix, config.key, jobId, segment), header: () => header });
   const recordRejection = (/** @type {Rejection} */ rejection) => {
     if (rejectSample.length < REJECT_SAMPLE) rejectSample.push({ line: rejection.line, reason: rejection.reason });
-    onReject?.(rejection);
+    rejects.write(rejection);
   };
-  const keyIdOf = keyIdReader(config);
+  /** @param {{ reason: import('./rows.js').RejectReason, message: string }} error @param {number} line @param {string[]} fields */
+  const rejectRow = (error, line, fields) => {
+    countRejection(stats, error.reason);
+    recordRejection({ line, reason: error.reason, message: error.message, fields });
+  };
+
   const writer = createBatchWriter({
     client: clients.dynamodb,
     table: config.table,
-    keyIdOf,
+    keyIdOf: keyIdReader(config),
     concurrency: config.concurrency,
     maxAttempts: config.maxAttempts,
     backoffBaseMs: config.backoffBaseMs,
@@ -48,23 +91,14 @@ export async function runImport(config, { clients, logger, onReject }) {
     stats,
     onReject: recordRejection,
   });
+  const throughput = startThroughputLog(stats, (fields) => logger.info('throughput', { jobId, ...fields }), config.logIntervalMs);
+  logger.info(resume === undefined ? 'import started' : 'import resumed', { ...context, bytes: source.contentLength, fromByte: startByte, concurrency: config.concurrency });
 
-  await checkTable(clients.dynamodb, config);
-  const source = await openSource(clients.s3, config.bucket, config.key);
-  const throughput = startThroughputLog(stats, (fields) => logger.info('throughput', fields), config.logIntervalMs);
-  const context = { bucket: config.bucket, key: config.key, table: config.table };
-  logger.info('import started', { ...context, bytes: source.contentLength, concurrency: config.concurrency });
-
-  /** @param {RowError | { reason: import('./rows.js').RejectReason, message: string }} error @param {number} line @param {string[]} fields */
-  const rejectRow = (error, line, fields) => {
-    countRejection(stats, error.reason);
-    recordRejection({ line, reason: error.reason, message: error.message, fields });
-  };
-
-  const { parser, toRow } = createRecordParser({ delimiter: config.delimiter });
-
-  /** @type {ReturnType<typeof createItemBuilder> | undefined} */
-  let buildItem;
+  const { parser, toRow, linesRead } = createRecordParser({ delimiter: config.delimiter, lineOffset: resume?.line ?? 0 });
+  let buildItem = header === undefined ? undefined : createItemBuilder(header, config, source);
+  // Bytes of this segment's stream up to the end of the last record handled: the checkpoint's position.
+  let bytesDone = 0;
+  let handOver = false;
   try {
     source.body.on('error', (error) => parser.destroy(error));
     source.body.pipe(parser);
@@ -77,6 +111,7 @@ export async function runImport(config, { clients, logger, onReject }) {
       }
       const { fields: record, line } = row;
       if (buildItem === undefined) {
+        header = record;
         buildItem = createItemBuilder(record, config, source);
         continue;
       }
@@ -87,23 +122,55 @@ export async function runImport(config, { clients, logger, onReject }) {
       } catch (error) {
         if (!(error instanceof RowError)) throw error;
         rejectRow(error, line, record);
-        continue;
       }
-      const wait = writer.add({ item: built.item, keyId: built.keyId, line, fields: record });
-      if (wait !== undefined) await wait;
+      if (built !== undefined) {
+        const wait = writer.add({ item: built.item, keyId: built.keyId, line, fields: record });
+        if (wait !== undefined) await wait;
+      }
+      if (rejects.backlogged()) await rejects.drained();
+      bytesDone = row.endByte;
+      if ((stats.rowsRead & 63) === 0 && performance.now() > stopBy) {
+        handOver = startByte + bytesDone < source.contentLength;
+        if (handOver) break;
+      }
     }
     await writer.flush();
   } catch (error) {
     source.body.destroy();
     // Stop reading, but let the calls already sent finish and be counted before failing.
     await writer.flush().catch(() => {});
+    await rejects.close().catch((rejectsError) => logger.error('rejects file failed', { ...context, error: String(rejectsError) }));
     throughput.stop();
     const unwritten = stats.rowsRead - stats.written - stats.rejected - stats.duplicatesCollapsed;
     logger.error('import failed', { ...context, ...summarize(stats, throughput.seconds()), unwritten, error: String(error) });
     throw error;
   }
+  source.body.destroy();
+  const written = await rejects.close();
+  if (written !== undefined) rejectsObjects.push(written.key);
   throughput.stop();
-  const summary = { ...context, ...summarize(stats, throughput.seconds()), rejectSample };
+  const seconds = (resume?.seconds ?? 0) + throughput.seconds();
+  const reopens = (resume?.reopens ?? 0) + source.reopens();
+
+  if (handOver && header !== undefined) {
+    /** @type {Checkpoint} */
+    const checkpoint = {
+      jobId,
+      etag: source.etag,
+      byte: startByte + bytesDone,
+      line: linesRead(),
+      header,
+      segments: segment,
+      seconds,
+      reopens,
+      totals: totalsOf(stats),
+      rejectsObjects,
+      rejectSample,
+    };
+    logger.info('segment handed over', { ...context, byte: checkpoint.byte, line: checkpoint.line, rowsRead: stats.rowsRead, written: stats.written, rejected: stats.rejected });
+    return { done: false, checkpoint };
+  }
+  const summary = { jobId, bucket: config.bucket, key: config.key, table: config.table, ...summarize(stats, seconds), segments: segment, reopens, rejectsObjects, rejectSample };
   logger.info('summary', summary);
-  return summary;
+  return { done: true, summary };
 }

@@ -1,7 +1,12 @@
 /**
- * The S3 object to import, as a byte stream.
+ * The S3 object to import, as one byte stream that survives a stalled or broken connection: when no
+ * bytes arrive for `idleTimeoutMs`, or the connection fails mid-body, the read is aborted and the object
+ * re-opened at the next unread byte with a Range request pinned to the first ETag. A file replaced
+ * mid-import fails with a SourceError instead of mixing two versions.
  */
 import { GetObjectCommand } from '@aws-sdk/client-s3';
+import { Readable } from 'node:stream';
+import { describeError } from './retry.js';
 
 export class SourceError extends Error {
   /** @param {string} message @param {unknown} [cause] */
@@ -11,33 +16,152 @@ export class SourceError extends Error {
   }
 }
 
+class StallError extends Error {
+  /** @param {number} idleTimeoutMs */
+  constructor(idleTimeoutMs) {
+    super(`no bytes arrived for ${idleTimeoutMs} ms`);
+    this.name = 'StallError';
+  }
+}
+
 /**
  * @typedef {object} Source
- * @property {import('node:stream').Readable} body
- * @property {string} etag
- * @property {number} contentLength
+ * @property {Readable} body     bytes from `start` to the end of the object
+ * @property {string} etag        the version being read
+ * @property {number} contentLength  size of the whole object
+ * @property {() => number} reopens  re-opens so far
+ */
+
+/**
+ * @typedef {object} SourceOptions
+ * @property {number} [start]          first byte to read (a continuation starts mid-object)
+ * @property {string} [etag]           the version to read; a different one fails
+ * @property {number} [idleTimeoutMs]  a body that sends nothing for this long is re-opened
+ * @property {number} [maxReopens]     re-opens in a row without a new byte before giving up
+ * @property {(event: { position: number, reopens: number, error: string }) => void} [onReopen]
  */
 
 /**
  * @param {import('@aws-sdk/client-s3').S3Client} s3
  * @param {string} bucket
  * @param {string} key
+ * @param {SourceOptions} [options]
  * @returns {Promise<Source>}
  */
-export async function openSource(s3, bucket, key) {
+export async function openSource(s3, bucket, key, { start = 0, etag, idleTimeoutMs = 10_000, maxReopens = 5, onReopen } = {}) {
+  const where = `s3://${bucket}/${key}`;
+  const first = await getObject(s3, bucket, key, start, etag);
+  const pinned = etag ?? first.etag;
+  const size = first.size;
+  let position = start;
+  let reopens = 0;
+
+  async function* chunks() {
+    /** @type {Readable | undefined} */
+    let body = first.body;
+    let failuresInARow = 0;
+    try {
+      while (position < size) {
+        const before = position;
+        try {
+          body ??= (await getObject(s3, bucket, key, position, pinned)).body;
+          for await (const chunk of untilIdle(body, idleTimeoutMs)) {
+            position += chunk.length;
+            yield chunk;
+          }
+          if (position < size) throw new Error(`the body ended at byte ${position} of ${size}`);
+        } catch (error) {
+          if (error instanceof SourceError) throw error;
+          body?.destroy();
+          body = undefined;
+          failuresInARow = position > before ? 1 : failuresInARow + 1;
+          if (failuresInARow > maxReopens) {
+            throw new SourceError(
+              `reading ${where} failed ${failuresInARow} times in a row at byte ${position} of ${size} (last: ${describeError(error)}); ` +
+                'check the bucket is reachable, then re-run the import (its writes are idempotent) or raise maxReopens',
+              error,
+            );
+          }
+          reopens++;
+          onReopen?.({ position, reopens, error: describeError(error) });
+        }
+      }
+    } finally {
+      body?.destroy();
+    }
+  }
+
+  return { body: Readable.from(chunks(), { objectMode: false }), etag: pinned, contentLength: size, reopens: () => reopens };
+}
+
+/**
+ * Yields the body's chunks; fails with a StallError when a chunk takes longer than idleTimeoutMs to come.
+ * The clock runs only while waiting for bytes, not while the consumer holds the stream back.
+ * @param {Readable} body
+ * @param {number} idleTimeoutMs
+ * @returns {AsyncGenerator<Buffer>}
+ */
+async function* untilIdle(body, idleTimeoutMs) {
+  const iterator = body[Symbol.asyncIterator]();
+  for (;;) {
+    const timer = setTimeout(() => body.destroy(new StallError(idleTimeoutMs)), idleTimeoutMs);
+    let result;
+    try {
+      result = await iterator.next();
+    } finally {
+      clearTimeout(timer);
+    }
+    if (result.done) return;
+    yield result.value;
+  }
+}
+
+/**
+ * One GetObject from `start`, pinned to `etag` when given.
+ * @param {import('@aws-sdk/client-s3').S3Client} s3
+ * @param {string} bucket
+ * @param {string} key
+ * @param {number} start
+ * @param {string | undefined} etag
+ * @returns {Promise<{ body: Readable, etag: string, size: number }>}
+ */
+async function getObject(s3, bucket, key, start, etag) {
+  const where = `s3://${bucket}/${key}`;
   let output;
   try {
-    output = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+    output = await s3.send(
+      new GetObjectCommand({
+        Bucket: bucket,
+        Key: key,
+        // No Range from byte 0, so that an empty object reads as empty rather than failing with 416.
+        Range: start > 0 ? `bytes=${start}-` : undefined,
+        IfMatch: etag === undefined ? undefined : `"${etag}"`,
+      }),
+    );
   } catch (error) {
     const name = /** @type {Error} */ (error).name;
     if (name === 'NoSuchBucket') throw new SourceError(`bucket "${bucket}" does not exist; check the bucket name and region`, error);
-    if (name === 'NoSuchKey') throw new SourceError(`object s3://${bucket}/${key} does not exist; check the key (it is case-sensitive)`, error);
-    if (name === 'AccessDenied') throw new SourceError(`access denied to s3://${bucket}/${key}; the function needs s3:GetObject on it`, error);
+    if (name === 'NoSuchKey') throw new SourceError(`object ${where} does not exist; check the key (it is case-sensitive)`, error);
+    if (name === 'AccessDenied') throw new SourceError(`access denied to ${where}; the function needs s3:GetObject on it`, error);
+    if (name === 'PreconditionFailed') throw changed(where, etag, 'another version');
+    if (name === 'InvalidRange') return { body: Readable.from([]), etag: etag ?? '', size: start };
     throw error;
   }
-  return {
-    body: /** @type {import('node:stream').Readable} */ (output.Body),
-    etag: (output.ETag ?? '').replaceAll('"', ''),
-    contentLength: output.ContentLength ?? 0,
-  };
+  const body = /** @type {Readable} */ (output.Body);
+  const found = (output.ETag ?? '').replaceAll('"', '');
+  // Checked here too: not every S3-compatible server honours If-Match.
+  if (etag !== undefined && found !== etag) {
+    body.destroy();
+    throw changed(where, etag, found);
+  }
+  const total = /\/(\d+)$/.exec(output.ContentRange ?? '')?.[1];
+  return { body, etag: found, size: total !== undefined ? Number(total) : start + (output.ContentLength ?? 0) };
+}
+
+/** @param {string} where @param {string | undefined} etag @param {string} found */
+function changed(where, etag, found) {
+  return new SourceError(
+    `${where} was replaced during the import (ETag ${etag}, now ${found}); the rows read so far came from the old version. ` +
+      'Re-run the import to load the new version (rows with the same key are overwritten)',
+  );
 }

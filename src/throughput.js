@@ -19,9 +19,13 @@
  * @property {number} window               current limit on calls in flight
  */
 
-/** @returns {Stats} */
-export function createStats() {
-  return {
+/**
+ * @param {import('./checkpoint.js').Totals} [totals]  where an earlier segment of the job left off
+ * @returns {Stats}
+ */
+export function createStats(totals) {
+  /** @type {Stats} */
+  const stats = {
     rowsRead: 0,
     written: 0,
     rejected: 0,
@@ -36,6 +40,18 @@ export function createStats() {
     inFlight: 0,
     window: 0,
   };
+  if (totals !== undefined) Object.assign(stats, totals, { rejectedByReason: { ...totals.rejectedByReason } });
+  return stats;
+}
+
+/**
+ * The counters a continuation carries on with.
+ * @param {Stats} stats
+ * @returns {import('./checkpoint.js').Totals}
+ */
+export function totalsOf(stats) {
+  const { inFlight: _inFlight, window: _window, ...totals } = stats;
+  return { ...totals, rejectedByReason: { ...stats.rejectedByReason } };
 }
 
 /**
@@ -58,7 +74,8 @@ export function countRejection(stats, reason) {
  */
 export function startThroughputLog(stats, log, intervalMs, now = () => performance.now()) {
   const startedAt = now();
-  let last = { at: startedAt, written: 0, wcu: 0, throttled: 0 };
+  const writtenBefore = stats.written;
+  let last = { at: startedAt, written: stats.written, wcu: stats.wcu, throttled: stats.throttledItems };
 
   function emit() {
     const at = now();
@@ -71,7 +88,7 @@ export function startThroughputLog(stats, log, intervalMs, now = () => performan
       written: stats.written,
       rejected: stats.rejected,
       rowsPerSecond: Math.round((stats.written - last.written) / intervalSeconds),
-      averageRowsPerSecond: Math.round(stats.written / Math.max(elapsed, 1e-3)),
+      averageRowsPerSecond: Math.round((stats.written - writtenBefore) / Math.max(elapsed, 1e-3)),
       wcuPerSecond: Math.round((stats.wcu - last.wcu) / intervalSeconds),
       throttledItems: stats.throttledItems - last.throttled,
       retries: stats.retries,

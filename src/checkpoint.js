@@ -1,0 +1,68 @@
+/**
+ * A job and where it stands. A job is one import of one object version; its id is derived from the
+ * bucket, key and ETag, so it is the same every time that version is imported. A checkpoint is taken
+ * at a record boundary after every write before it has ended, and carries what the next segment needs
+ * to go on as if it had never stopped.
+ */
+import { v5 as uuidv5 } from 'uuid';
+import { ConfigError } from './config.js';
+
+const JOB_NAMESPACE = 'a6a3c0f4-1f0e-4c55-9d6b-0c3f1a7e2b91';
+
+/** @param {string} bucket @param {string} key @param {string} etag */
+export function jobIdFor(bucket, key, etag) {
+  return uuidv5(`${bucket}/${key}#${etag}`, JOB_NAMESPACE);
+}
+
+/**
+ * The counters a segment hands on (see throughput.js Stats).
+ * @typedef {Pick<import('./throughput.js').Stats, 'rowsRead' | 'written' | 'rejected' | 'rejectedByReason' | 'duplicatesCollapsed' | 'retries' | 'throttledItems' | 'throttledCalls' | 'transientErrors' | 'wcu' | 'calls'>} Totals
+ */
+
+/**
+ * @typedef {object} Checkpoint
+ * @property {string} jobId
+ * @property {string} etag       the object version being imported
+ * @property {number} byte       first byte not yet read
+ * @property {number} line       lines of the file before that byte
+ * @property {string[]} header   the CSV header, read by the first segment
+ * @property {number} segments   segments finished so far
+ * @property {number} seconds    time spent by those segments
+ * @property {number} reopens    S3 re-opens so far
+ * @property {Totals} totals
+ * @property {string[]} rejectsObjects  keys of the rejects objects written so far
+ * @property {Array<{ line: number, reason: string }>} rejectSample
+ */
+
+const TOTAL_NAMES = /** @type {const} */ (['rowsRead', 'written', 'rejected', 'duplicatesCollapsed', 'retries', 'throttledItems', 'throttledCalls', 'transientErrors', 'wcu', 'calls']);
+
+/**
+ * Checks a checkpoint that came in a payload (from the function itself, or from a user resuming a job).
+ * @param {unknown} raw
+ * @param {string} name
+ * @returns {Checkpoint}
+ */
+export function parseCheckpoint(raw, name) {
+  const fix = 'pass the checkpoint exactly as the function logged or sent it, or leave it out to start from the beginning';
+  const c = /** @type {Record<string, any>} */ (raw);
+  const isCount = (/** @type {unknown} */ v) => typeof v === 'number' && Number.isFinite(v) && v >= 0;
+  const ok =
+    c !== null &&
+    typeof c === 'object' &&
+    typeof c.jobId === 'string' &&
+    typeof c.etag === 'string' &&
+    Number.isInteger(c.byte) && c.byte > 0 &&
+    Number.isInteger(c.line) && c.line > 0 &&
+    Array.isArray(c.header) && c.header.length > 0 && c.header.every((/** @type {unknown} */ h) => typeof h === 'string') &&
+    Number.isInteger(c.segments) && c.segments > 0 &&
+    isCount(c.seconds) &&
+    isCount(c.reopens) &&
+    c.totals !== null && typeof c.totals === 'object' &&
+    TOTAL_NAMES.every((total) => isCount(c.totals[total])) &&
+    c.totals.rejectedByReason !== null && typeof c.totals.rejectedByReason === 'object' &&
+    Object.values(c.totals.rejectedByReason).every(isCount) &&
+    Array.isArray(c.rejectsObjects) && c.rejectsObjects.every((/** @type {unknown} */ k) => typeof k === 'string') &&
+    Array.isArray(c.rejectSample);
+  if (!ok) throw new ConfigError(name, '(a malformed checkpoint)', fix);
+  return /** @type {Checkpoint} */ (c);
+}

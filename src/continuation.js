@@ -1,0 +1,31 @@
+/**
+ * Hands a job on to a new asynchronous invocation of this same function, with its checkpoint.
+ */
+import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
+
+/** @type {Map<string, LambdaClient>} */
+const clients = new Map();
+
+/**
+ * @param {Pick<import('./config.js').ImportConfig, 'region' | 'lambdaEndpoint'>} config
+ * @param {string} functionArn  this invocation's own ARN (with its qualifier, if any)
+ * @param {Record<string, unknown>} payload
+ */
+export async function invokeSelf(config, functionArn, payload) {
+  const cacheKey = `${config.region} ${config.lambdaEndpoint}`;
+  let lambda = clients.get(cacheKey);
+  if (lambda === undefined) {
+    lambda = new LambdaClient({ region: config.region, endpoint: config.lambdaEndpoint });
+    clients.set(cacheKey, lambda);
+  }
+  try {
+    await lambda.send(new InvokeCommand({ FunctionName: functionArn, InvocationType: 'Event', Payload: JSON.stringify(payload) }));
+  } catch (error) {
+    const cause = /** @type {Error} */ (error);
+    throw new Error(
+      `could not invoke ${functionArn} to continue the job (${cause.name}: ${cause.message}); the function needs lambda:InvokeFunction on itself. ` +
+        `To resume by hand, invoke it with this payload: ${JSON.stringify(payload)}`,
+      { cause },
+    );
+  }
+}
