@@ -7,5 +7,7 @@ export default defineConfig({
     globalSetup: ['test/support/global-setup.js'],
     testTimeout: 180_000,
     hookTimeout: 180_000,
+    // Each import logs its JSON lines; show them only for a test that fails.
+    silent: 'passed-only',
   },
 });

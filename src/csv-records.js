@@ -47,6 +47,9 @@ export function createRecordParser({ delimiter, lineOffset = 0 }) {
     info: true,
     // Any line end, even mixed in one file (auto-detection would fix the first one seen).
     record_delimiter: ['\r\n', '\n', '\r'],
+    // A stray quote inside a field (5'11", "Ann"x) is kept as written rather than failing the record:
+    // strict parsing would read on to the next quote, swallowing the rows between into one bad record.
+    relax_quotes: true,
     skip_empty_lines: true,
     skip_records_with_error: true,
     // Called while parsing, ahead of records still buffered for the reader: push the skip into the
@@ -64,6 +67,16 @@ export function createRecordParser({ delimiter, lineOffset = 0 }) {
     if (output.skipped !== undefined) {
       const error = /** @type {{ code?: string, message: string, lines?: number, empty_lines?: number, record?: string[] }} */ (output.skipped);
       const line = startLine(error.lines ?? lastEndLine + 1, error.empty_lines ?? lastEmptyLines, error.record ?? []);
+      if (error.code === 'CSV_QUOTE_NOT_CLOSED') {
+        const lastLine = (error.lines ?? line) + lineOffset;
+        return {
+          fields: undefined,
+          line: line + lineOffset,
+          reason: 'MALFORMED_CSV',
+          message: `line ${line + lineOffset}: a quoted field opened on this line is never closed, so lines ${line + lineOffset}-${lastLine} were read as one record; close the quote and import those lines again`,
+          partialFields: error.record ?? [],
+        };
+      }
       return {
         fields: undefined,
         line: line + lineOffset,

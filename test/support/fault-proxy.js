@@ -3,7 +3,11 @@
  * table produces. For each BatchWriteItem call it may:
  *  - answer the whole call with a throttling error, forwarding nothing (share `throttleCalls`);
  *  - hold back a share of the items (`unprocessedItems`): only the others are forwarded, and the held
- *    ones come back in UnprocessedItems, exactly as DynamoDB reports a partial success.
+ *    ones come back in UnprocessedItems, exactly as DynamoDB reports a partial success;
+ *  - answer 500 InternalServerError without forwarding (share `serverErrors`);
+ *  - forward the call, then reset the connection instead of answering (share `resetCalls`): the
+ *    items are written but the client cannot know, the hardest case for "exactly once";
+ *  - never answer (share `hangCalls`), until the client gives up.
  * Other calls pass through untouched. Listens on 127.0.0.1 and a free port.
  */
 import http from 'node:http';
@@ -13,12 +17,15 @@ import http from 'node:http';
  * @property {string} target             e.g. http://127.0.0.1:8000
  * @property {number} [unprocessedItems] share of items held back, 0..1
  * @property {number} [throttleCalls]    share of calls refused whole, 0..1
+ * @property {number} [serverErrors]     share of calls answered with a 500, 0..1
+ * @property {number} [resetCalls]       share of calls forwarded, then reset, 0..1
+ * @property {number} [hangCalls]        share of calls never answered, 0..1
  * @property {() => number} [random]
  */
 
 /** @param {FaultOptions} options */
-export async function startFaultProxy({ target, unprocessedItems = 0, throttleCalls = 0, random = Math.random }) {
-  const counts = { calls: 0, throttledCalls: 0, throttledCallItems: 0, heldBackItems: 0, forwardedItems: 0 };
+export async function startFaultProxy({ target, unprocessedItems = 0, throttleCalls = 0, serverErrors = 0, resetCalls = 0, hangCalls = 0, random = Math.random }) {
+  const counts = { calls: 0, throttledCalls: 0, throttledCallItems: 0, heldBackItems: 0, forwardedItems: 0, serverErrors: 0, resets: 0, hangs: 0 };
   const targetUrl = new URL(target);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 
@@ -59,6 +66,14 @@ export async function startFaultProxy({ target, unprocessedItems = 0, throttleCa
       }
       counts.calls++;
       const request = JSON.parse(body);
+      if (random() < hangCalls) {
+        counts.hangs++;
+        return; // the client's request timeout ends it; stop() closes what is left
+      }
+      if (random() < serverErrors) {
+        counts.serverErrors++;
+        return reply(res, 500, {}, JSON.stringify({ __type: 'com.amazonaws.dynamodb.v20120810#InternalServerError', message: 'Injected: internal server error' }));
+      }
       if (random() < throttleCalls) {
         counts.throttledCalls++;
         for (const requests of Object.values(/** @type {Record<string, unknown[]>} */ (request.RequestItems))) counts.throttledCallItems += requests.length;
@@ -80,7 +95,12 @@ export async function startFaultProxy({ target, unprocessedItems = 0, throttleCa
       if (Object.keys(request.RequestItems).length === 0) {
         return reply(res, 200, {}, JSON.stringify({ UnprocessedItems: heldBack, ConsumedCapacity: [] }));
       }
+      const reset = random() < resetCalls;
       const answer = await forward(req, JSON.stringify(request));
+      if (reset) {
+        counts.resets++;
+        return req.socket.destroy();
+      }
       if (answer.status !== 200) return reply(res, answer.status, answer.headers, answer.body);
       const output = JSON.parse(answer.body);
       for (const [table, items] of Object.entries(heldBack)) {

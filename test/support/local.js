@@ -2,7 +2,8 @@
  * Test access to the local servers started by global-setup.js: clients, fresh tables, uploads.
  */
 import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
-import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { parse } from 'csv-parse/sync';
 import { randomUUID } from 'node:crypto';
 import { inject } from 'vitest';
 import { createTable as createLocalTable } from '../../local/servers.js';
@@ -57,4 +58,25 @@ export async function scanAll(dynamodb, table) {
     startKey = page.LastEvaluatedKey;
   } while (startKey !== undefined);
   return items;
+}
+
+/** @param {S3Client} s3 @param {string} key */
+export async function readObject(s3, key) {
+  const output = await s3.send(new GetObjectCommand({ Bucket: TEST_BUCKET, Key: key }));
+  return /** @type {NonNullable<typeof output.Body>} */ (output.Body).transformToString('utf8');
+}
+
+/** @param {S3Client} s3 @param {string} prefix */
+export async function listKeys(s3, prefix) {
+  const output = await s3.send(new ListObjectsV2Command({ Bucket: TEST_BUCKET, Prefix: prefix }));
+  return (output.Contents ?? []).map((object) => /** @type {string} */ (object.Key));
+}
+
+/**
+ * The rows of a rejects file, parsed.
+ * @param {S3Client} s3 @param {string} key
+ * @returns {Promise<string[][]>}
+ */
+export async function readRejects(s3, key) {
+  return parse(await readObject(s3, key), { relax_column_count: true });
 }

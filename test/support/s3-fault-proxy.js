@@ -1,0 +1,67 @@
+/**
+ * An HTTP proxy in front of the S3 emulator that breaks object downloads the way a bad network does.
+ * Each GET of an object takes the next planned fault, if any: after `afterBytes` bytes of the body the
+ * proxy either stops sending and holds the connection open (stall) or resets it (reset). Requests are
+ * forwarded byte for byte, Host header included, so their signatures stay valid. Listens on 127.0.0.1
+ * and a free port.
+ */
+import http from 'node:http';
+
+/**
+ * @typedef {object} BodyFault
+ * @property {'stall' | 'reset'} kind
+ * @property {number} afterBytes  body bytes sent before the fault
+ */
+
+/** @param {{ target: string, faults?: BodyFault[] }} options */
+export async function startS3FaultProxy({ target, faults = [] }) {
+  const planned = [...faults];
+  /** @type {{ gets: number, stalls: number, resets: number, ranges: string[] }} */
+  const counts = { gets: 0, stalls: 0, resets: 0, ranges: [] };
+  const targetUrl = new URL(target);
+  const agent = new http.Agent({ keepAlive: true });
+
+  const server = http.createServer((req, res) => {
+    const upstream = http.request({ host: targetUrl.hostname, port: targetUrl.port, method: req.method, path: req.url, headers: req.headers, agent }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      const segments = new URL(req.url ?? '/', 'http://x').pathname.split('/').filter(Boolean);
+      const objectGet = req.method === 'GET' && segments.length >= 2 && (answer.statusCode ?? 0) < 300;
+      if (!objectGet) return answer.pipe(res);
+      counts.gets++;
+      counts.ranges.push(String(req.headers.range ?? ''));
+      const fault = planned.shift();
+      if (fault === undefined) return answer.pipe(res);
+      let sent = 0;
+      answer.on('data', (/** @type {Buffer} */ chunk) => {
+        if (sent >= fault.afterBytes) return;
+        const part = chunk.subarray(0, fault.afterBytes - sent);
+        res.write(part);
+        sent += part.length;
+        if (sent < fault.afterBytes) return;
+        answer.destroy();
+        if (fault.kind === 'reset') {
+          counts.resets++;
+          res.socket?.destroy();
+        } else {
+          counts.stalls++; // the connection stays open and silent until the client gives up
+        }
+      });
+      answer.on('end', () => res.end());
+    });
+    upstream.on('error', () => res.socket?.destroy());
+    req.pipe(upstream);
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(undefined)));
+  const { port } = /** @type {import('node:net').AddressInfo} */ (server.address());
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    counts,
+    /** @param {BodyFault} fault */
+    plan: (fault) => planned.push(fault),
+    async stop() {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(() => resolve(undefined)));
+      agent.destroy();
+    },
+  };
+}
