@@ -44,8 +44,10 @@ export function createClients(config) {
       httpAgent: new http.Agent(agentOptions),
       httpsAgent: new https.Agent(agentOptions),
       connectionTimeout: 3_000,
-      // A call that hangs is abandoned and retried like a 5xx (a put is idempotent).
+      // A call with no answer in time is abandoned and retried like a 5xx (a put is idempotent).
+      // Without throwOnRequestTimeout the SDK only logs a warning and waits on.
       requestTimeout: config.requestTimeoutMs,
+      throwOnRequestTimeout: true,
     }),
   });
   const s3 = new S3Client({
@@ -56,7 +58,8 @@ export function createClients(config) {
       httpAgent: new http.Agent({ keepAlive: true }),
       httpsAgent: new https.Agent({ keepAlive: true }),
       connectionTimeout: 3_000,
-      requestTimeout: 20_000,
+      // No time limit on a request as a whole: an upload part may take long. A GetObject that stalls
+      // is handled by s3-source.js, which times the wait for its headers and for each chunk.
     }),
   });
   return { dynamodb, s3 };

@@ -68,12 +68,12 @@ export function createRecordParser({ delimiter, lineOffset = 0 }) {
       const error = /** @type {{ code?: string, message: string, lines?: number, empty_lines?: number, record?: string[] }} */ (output.skipped);
       const line = startLine(error.lines ?? lastEndLine + 1, error.empty_lines ?? lastEmptyLines, error.record ?? []);
       if (error.code === 'CSV_QUOTE_NOT_CLOSED') {
-        const lastLine = (error.lines ?? line) + lineOffset;
+        // Only found at the end of the input: the open quote took in every line after it.
         return {
           fields: undefined,
           line: line + lineOffset,
           reason: 'MALFORMED_CSV',
-          message: `line ${line + lineOffset}: a quoted field opened on this line is never closed, so lines ${line + lineOffset}-${lastLine} were read as one record; close the quote and import those lines again`,
+          message: `line ${line + lineOffset}: a quoted field opened on this line is never closed, so the rest of the file was read as this one record; close the quote and import the lines from here on again`,
           partialFields: error.record ?? [],
         };
       }

@@ -50,11 +50,20 @@ class StallError extends Error {
  */
 export async function openSource(s3, bucket, key, { start = 0, etag, idleTimeoutMs = 10_000, maxReopens = 5, onReopen } = {}) {
   const where = `s3://${bucket}/${key}`;
-  const first = await getObject(s3, bucket, key, start, etag);
+  let reopens = 0;
+  let first;
+  for (let failures = 1; first === undefined; failures++) {
+    try {
+      first = await getObject(s3, bucket, key, start, etag, idleTimeoutMs);
+    } catch (error) {
+      if (error instanceof SourceError || failures > maxReopens) throw error;
+      reopens++;
+      onReopen?.({ position: start, reopens, error: describeError(error) });
+    }
+  }
   const pinned = etag ?? first.etag;
   const size = first.size;
   let position = start;
-  let reopens = 0;
 
   async function* chunks() {
     /** @type {Readable | undefined} */
@@ -64,7 +73,7 @@ export async function openSource(s3, bucket, key, { start = 0, etag, idleTimeout
       while (position < size) {
         const before = position;
         try {
-          body ??= (await getObject(s3, bucket, key, position, pinned)).body;
+          body ??= (await getObject(s3, bucket, key, position, pinned, idleTimeoutMs)).body;
           for await (const chunk of untilIdle(body, idleTimeoutMs)) {
             position += chunk.length;
             yield chunk;
@@ -117,16 +126,19 @@ async function* untilIdle(body, idleTimeoutMs) {
 }
 
 /**
- * One GetObject from `start`, pinned to `etag` when given.
+ * One GetObject from `start`, pinned to `etag` when given. Its headers must come within idleTimeoutMs.
  * @param {import('@aws-sdk/client-s3').S3Client} s3
  * @param {string} bucket
  * @param {string} key
  * @param {number} start
  * @param {string | undefined} etag
+ * @param {number} idleTimeoutMs
  * @returns {Promise<{ body: Readable, etag: string, size: number }>}
  */
-async function getObject(s3, bucket, key, start, etag) {
+async function getObject(s3, bucket, key, start, etag, idleTimeoutMs) {
   const where = `s3://${bucket}/${key}`;
+  const abort = new AbortController();
+  const timer = setTimeout(() => abort.abort(new StallError(idleTimeoutMs)), idleTimeoutMs);
   let output;
   try {
     output = await s3.send(
@@ -137,8 +149,10 @@ async function getObject(s3, bucket, key, start, etag) {
         Range: start > 0 ? `bytes=${start}-` : undefined,
         IfMatch: etag === undefined ? undefined : `"${etag}"`,
       }),
+      { abortSignal: abort.signal },
     );
   } catch (error) {
+    if (abort.signal.aborted) throw abort.signal.reason;
     const name = /** @type {Error} */ (error).name;
     if (name === 'NoSuchBucket') throw new SourceError(`bucket "${bucket}" does not exist; check the bucket name and region`, error);
     if (name === 'NoSuchKey') throw new SourceError(`object ${where} does not exist; check the key (it is case-sensitive)`, error);
@@ -146,6 +160,8 @@ async function getObject(s3, bucket, key, start, etag) {
     if (name === 'PreconditionFailed') throw changed(where, etag, 'another version');
     if (name === 'InvalidRange') return { body: Readable.from([]), etag: etag ?? '', size: start };
     throw error;
+  } finally {
+    clearTimeout(timer);
   }
   const body = /** @type {Readable} */ (output.Body);
   const found = (output.ETag ?? '').replaceAll('"', '');

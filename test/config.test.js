@@ -34,6 +34,13 @@ describe('resolveConfig', () => {
     [{ bucket: '' }, 'bucket', 'non-empty string'],
     [{ tabel: 'x' }, 'tabel', 'unknown option'],
     [{ dynamodbEndpoint: 'http://evil' }, 'dynamodbEndpoint', 'unknown option'],
+    [{ allowedTables: ['other'] }, 'allowedTables', 'unknown option'],
+    [{ continuation: 'invoke' }, 'continuation', 'unknown option'],
+    [{ rejectsPrefix: 'rejects' }, 'rejectsPrefix', 'ends with "/"'],
+    [{ rejectsPrefix: '/rejects/' }, 'rejectsPrefix', 'does not start with one'],
+    [{ segmentMs: 5 }, 'segmentMs', 'whole number from 100'],
+    [{ readIdleTimeoutMs: 'soon' }, 'readIdleTimeoutMs', 'whole number'],
+    [{ checkpoint: { byte: 10 } }, 'checkpoint', 'malformed checkpoint'],
   ])('rejects %j naming %s', (override, option, fix) => {
     const attempt = () => resolveConfig({ ...base, ...override }, {});
     expect(attempt).toThrow(ConfigError);
@@ -42,6 +49,35 @@ describe('resolveConfig', () => {
 
   it('names the environment variable when the bad value came from it', () => {
     expect(() => resolveConfig(base, { CONCURRENCY: '0' })).toThrow(/"concurrency \(env CONCURRENCY\)": got "0"/);
+  });
+
+  it('refuses a payload table other than TABLE_NAME unless ALLOWED_TABLES lists it', () => {
+    const env = { TABLE_NAME: 'people' };
+    expect(resolveConfig({ bucket: 'b', key: 'k' }, env).table).toBe('people');
+    expect(resolveConfig({ bucket: 'b', key: 'k', table: 'people' }, env).table).toBe('people');
+    expect(() => resolveConfig({ bucket: 'b', key: 'k', table: 'orders' }, env)).toThrow(/"table": got "orders"; this function writes only to its table "people"; .*ALLOWED_TABLES/);
+    expect(resolveConfig({ bucket: 'b', key: 'k', table: 'orders' }, { ...env, ALLOWED_TABLES: 'audit, orders' }).table).toBe('orders');
+    expect(() => resolveConfig({ bucket: 'b', key: 'k' }, { ...env, ALLOWED_TABLES: 'ok-table,a b' })).toThrow(/"allowedTables \(env ALLOWED_TABLES\)"/);
+  });
+
+  it('continues in a new invocation on Lambda and in-process elsewhere, unless told', () => {
+    const saved = { name: process.env.AWS_LAMBDA_FUNCTION_NAME, local: process.env.IS_LOCAL };
+    try {
+      delete process.env.IS_LOCAL;
+      delete process.env.AWS_LAMBDA_FUNCTION_NAME;
+      expect(resolveConfig(base, {}).continuation).toBe('in-process');
+      process.env.AWS_LAMBDA_FUNCTION_NAME = 'csv-import-dev-import';
+      expect(resolveConfig(base, {}).continuation).toBe('invoke');
+      process.env.IS_LOCAL = 'true'; // sls invoke local
+      expect(resolveConfig(base, {}).continuation).toBe('in-process');
+      expect(resolveConfig(base, { CONTINUATION: 'invoke' }).continuation).toBe('invoke');
+      expect(() => resolveConfig(base, { CONTINUATION: 'later' })).toThrow(/"continuation \(env CONTINUATION\)"/);
+    } finally {
+      for (const [name, value] of [['AWS_LAMBDA_FUNCTION_NAME', saved.name], ['IS_LOCAL', saved.local]]) {
+        if (value === undefined) delete process.env[/** @type {string} */ (name)];
+        else process.env[/** @type {string} */ (name)] = value;
+      }
+    }
   });
 
   it('asks for a table when none is given', () => {

@@ -1,11 +1,10 @@
 import { parse } from 'csv-parse/sync';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { csvChunks } from '../data-generator/generate.js';
 import { handler } from '../src/handler.js';
-import { startFaultProxy } from './support/fault-proxy.js';
 import { createTable, scanAll, TEST_BUCKET, upload, useLocalServers } from './support/local.js';
 
-const { env, dynamodb, s3 } = useLocalServers();
+const { dynamodb, s3 } = useLocalServers();
 
 /** @param {number} rows @param {number} seed */
 function generatedCsv(rows, seed) {
@@ -45,41 +44,6 @@ describe('import against DynamoDB Local and the S3 emulator', () => {
       });
       expect(Math.round(Number(items.get(row.id)?.balance.N) * 100)).toBe(Math.round(Number(row.balance) * 100));
     }
-  });
-
-  describe('behind a proxy that leaves 10% of items unprocessed and throttles 2% of calls', () => {
-    /** @type {Awaited<ReturnType<typeof startFaultProxy>>} */
-    let proxy;
-    beforeAll(async () => {
-      proxy = await startFaultProxy({ target: env.DYNAMODB_ENDPOINT, unprocessedItems: 0.1, throttleCalls: 0.02 });
-      process.env.DYNAMODB_ENDPOINT = proxy.endpoint;
-    });
-    afterAll(async () => {
-      process.env.DYNAMODB_ENDPOINT = env.DYNAMODB_ENDPOINT;
-      await proxy.stop();
-    });
-
-    it('lands every one of 100,000 rows and counts every retry', async () => {
-      const table = await createTable(dynamodb);
-      const csv = generatedCsv(100_000, 12);
-      await upload(s3, 'faults/people.csv', csv);
-
-      const summary = summaryOf(await handler({ bucket: TEST_BUCKET, key: 'faults/people.csv', table, concurrency: 32, backoffBaseMs: 5, backoffCapMs: 200, maxAttempts: 30 }));
-      expect(summary).toMatchObject({ rowsRead: 100_000, written: 100_000, rejected: 0, balanced: true });
-      expect(proxy.counts.heldBackItems).toBeGreaterThan(5_000);
-      expect(proxy.counts.throttledCalls).toBeGreaterThan(0);
-      expect(summary.throttledItems).toBe(proxy.counts.heldBackItems + proxy.counts.throttledCallItems);
-      expect(summary.throttledCalls).toBe(proxy.counts.throttledCalls);
-      expect(summary.retries).toBeGreaterThan(0);
-      expect(summary.calls).toBe(proxy.counts.calls);
-
-      const ids = new Set((await scanAll(dynamodb, table)).map((item) => item.id.S));
-      /** @type {Array<{ id: string }>} */
-      const rows = parse(csv, { columns: true });
-      const expected = rows.map((row) => row.id);
-      expect(ids.size).toBe(100_000);
-      expect(expected.every((id) => ids.has(id))).toBe(true);
-    });
   });
 
   it('rejects bad rows with their line numbers and writes the rest', async () => {

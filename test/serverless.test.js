@@ -25,6 +25,8 @@ describe('sls package', () => {
   });
   afterAll(() => rmSync(out, { recursive: true, force: true }));
 
+  const fnEnvironment = () => template.Resources.ImportLambdaFunction.Properties.Environment.Variables;
+
   /** @param {string} type */
   const resourcesOf = (type) => Object.values(template.Resources).filter((/** @type {any} */ r) => r.Type === type);
 
@@ -49,6 +51,21 @@ describe('sls package', () => {
     expect(dynamo.Resource).toEqual({ 'Fn::GetAtt': ['ImportTable', 'Arn'] });
     const s3 = statements.find((/** @type {any} */ s) => [s.Action].flat().includes('s3:GetObject'));
     expect(s3.Resource).toBe('arn:aws:s3:::csv-import-dev-us-east-1-source/*');
+    const rejects = statements.find((/** @type {any} */ s) => [s.Action].flat().includes('s3:PutObject'));
+    expect(rejects.Resource).toBe('arn:aws:s3:::csv-import-dev-us-east-1-source/rejects/*');
+    expect(fnEnvironment().REJECTS_PREFIX).toBe('rejects/');
+  });
+
+  it('lets the function invoke itself, and nothing else, to continue a long import', () => {
+    const statements = template.Resources.IamRoleLambdaExecution.Properties.Policies.flatMap((/** @type {any} */ p) => p.PolicyDocument.Statement);
+    const invoke = statements.filter((/** @type {any} */ s) => [s.Action].flat().some((action) => action.startsWith('lambda:')));
+    expect(invoke).toHaveLength(1);
+    expect(invoke[0].Action).toEqual(['lambda:InvokeFunction']);
+    const functionName = template.Resources.ImportLambdaFunction.Properties.FunctionName;
+    expect(functionName).toBe('csv-import-dev-import');
+    const arns = invoke[0].Resource.map((/** @type {any} */ r) => r['Fn::Join'][1].map((/** @type {any} */ part) => (typeof part === 'string' ? part : `{${part.Ref}}`)).join(''));
+    expect(arns).toEqual([`arn:aws:lambda:{AWS::Region}:{AWS::AccountId}:function:${functionName}`, `arn:aws:lambda:{AWS::Region}:{AWS::AccountId}:function:${functionName}:*`]);
+    expect(fnEnvironment().ALLOWED_TABLES).toBe('');
   });
 
   it('has an on-demand table with point-in-time recovery, keyed on id', () => {

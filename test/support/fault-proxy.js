@@ -99,6 +99,8 @@ export async function startFaultProxy({ target, unprocessedItems = 0, throttleCa
       const answer = await forward(req, JSON.stringify(request));
       if (reset) {
         counts.resets++;
+        // The client never learns of this call's held-back items: it retries the whole call.
+        for (const items of Object.values(heldBack)) counts.heldBackItems -= items.length;
         return req.socket.destroy();
       }
       if (answer.status !== 200) return reply(res, answer.status, answer.headers, answer.body);

@@ -32,19 +32,26 @@ export async function startS3FaultProxy({ target, faults = [] }) {
       const fault = planned.shift();
       if (fault === undefined) return answer.pipe(res);
       let sent = 0;
-      answer.on('data', (/** @type {Buffer} */ chunk) => {
-        if (sent >= fault.afterBytes) return;
-        const part = chunk.subarray(0, fault.afterBytes - sent);
-        res.write(part);
-        sent += part.length;
-        if (sent < fault.afterBytes) return;
+      const strike = () => {
         answer.destroy();
         if (fault.kind === 'reset') {
           counts.resets++;
-          res.socket?.destroy();
+          res.socket?.resetAndDestroy();
         } else {
           counts.stalls++; // the connection stays open and silent until the client gives up
         }
+      };
+      if (fault.afterBytes === 0) {
+        res.flushHeaders();
+        return strike();
+      }
+      answer.on('data', (/** @type {Buffer} */ chunk) => {
+        if (sent >= fault.afterBytes) return;
+        const part = chunk.subarray(0, fault.afterBytes - sent);
+        sent += part.length;
+        // Strike once the bytes before the fault have reached the socket.
+        if (sent < fault.afterBytes) res.write(part);
+        else res.write(part, strike);
       });
       answer.on('end', () => res.end());
     });

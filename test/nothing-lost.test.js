@@ -1,0 +1,357 @@
+/**
+ * Every row read ends in the table or in the rejects file, whatever happens: bad rows, a table that
+ * refuses, throttles, 5xx, resets, hung calls, a stalled or broken S3 body, and the 15-minute limit.
+ * All against DynamoDB Local and the S3 emulator, with faults injected by proxies on 127.0.0.1.
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { csvChunks } from '../data-generator/generate.js';
+import { handler } from '../src/handler.js';
+import { openSource } from '../src/s3-source.js';
+import { startFaultProxy } from './support/fault-proxy.js';
+import { startLambdaEndpoint } from './support/lambda-endpoint.js';
+import { createTable, listKeys, readRejects, scanAll, TEST_BUCKET, upload, useLocalServers } from './support/local.js';
+import { startS3FaultProxy } from './support/s3-fault-proxy.js';
+import { S3Client } from '@aws-sdk/client-s3';
+
+const { env, dynamodb, s3 } = useLocalServers();
+
+/** @param {unknown} result */
+const summaryOf = (result) => /** @type {import('../src/import.js').ImportSummary} */ (result);
+
+/** @type {Array<() => Promise<void> | void>} */
+let cleanups = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup();
+  cleanups = [];
+  Object.assign(process.env, env);
+  for (const name of ['TABLE_NAME', 'ALLOWED_TABLES', 'CONTINUATION', 'LAMBDA_ENDPOINT']) delete process.env[name];
+});
+
+/** Routes the function's DynamoDB traffic through a fault proxy for this test. @param {Omit<import('./support/fault-proxy.js').FaultOptions, 'target'>} faults */
+async function dynamodbFaults(faults) {
+  const proxy = await startFaultProxy({ target: env.DYNAMODB_ENDPOINT, ...faults });
+  process.env.DYNAMODB_ENDPOINT = proxy.endpoint;
+  cleanups.push(() => proxy.stop());
+  return proxy;
+}
+
+/** Routes the function's S3 traffic through a fault proxy for this test. @param {import('./support/s3-fault-proxy.js').BodyFault[]} faults */
+async function s3Faults(faults) {
+  const proxy = await startS3FaultProxy({ target: env.S3_ENDPOINT, faults });
+  process.env.S3_ENDPOINT = proxy.endpoint;
+  cleanups.push(() => proxy.stop());
+  return proxy;
+}
+
+/** @param {number} rows @param {number} seed */
+function generatedCsv(rows, seed) {
+  return [...csvChunks({ rows, seed, sorted: false })].join('');
+}
+
+/** The ids of a generated CSV, in order. @param {string} csv */
+function idsOf(csv) {
+  return csv.split('\n').slice(1).filter((line) => line !== '').map((line) => line.slice(0, line.indexOf(',')));
+}
+
+/** Checks that the table holds exactly these ids, each once. @param {string} table @param {string[]} ids */
+async function expectExactly(table, ids) {
+  const items = await scanAll(dynamodb, table);
+  const found = new Set(items.map((item) => item.id.S));
+  expect(items.length).toBe(ids.length);
+  expect(found.size).toBe(ids.length);
+  expect(ids.filter((id) => !found.has(id))).toEqual([]);
+}
+
+/**
+ * A CSV of `rows` data rows with bad rows and multi-line rows at known places, and what it should give.
+ * @param {number} rows
+ */
+function mixedCsv(rows) {
+  let csv = 'id,name,n\n';
+  let line = 1;
+  /** @type {string[]} */
+  const good = [];
+  /** @type {Record<string, number[]>} */
+  const rejected = { FIELD_COUNT: [], INVALID_NUMBER: [] };
+  for (let i = 1; i <= rows; i++) {
+    line++;
+    if (i % 1000 === 0) {
+      csv += `r${i},short\n`;
+      rejected.FIELD_COUNT.push(line);
+    } else if (i % 1500 === 0) {
+      csv += `r${i},name ${i},not-a-number\n`;
+      rejected.INVALID_NUMBER.push(line);
+    } else if (i % 500 === 0) {
+      csv += `r${i},"two\nlines ${i}",${i}\n`;
+      good.push(`r${i}`);
+      line++;
+    } else {
+      csv += `r${i},name ${i},${i}\n`;
+      good.push(`r${i}`);
+    }
+  }
+  return { csv, good, rejected };
+}
+
+/** Lines by reason in a job's rejects files. @param {string[]} keys */
+async function rejectedLines(keys) {
+  /** @type {Record<string, number[]>} */
+  const found = {};
+  for (const key of keys) {
+    const [, ...rows] = await readRejects(s3, key);
+    for (const [line, reason] of rows) (found[reason] ??= []).push(Number(line));
+  }
+  for (const lines of Object.values(found)) lines.sort((a, b) => a - b);
+  return found;
+}
+
+describe('the rejects file', () => {
+  it('holds each rejected row with its line, reason, message and original fields; the summary names it', async () => {
+    const table = await createTable(dynamodb);
+    const big = 'x'.repeat(401 * 1024);
+    const longKey = 'k'.repeat(2100);
+    const csv = `id,name,age,active\n1,Ann,30,true\n2,"Bob, Jr",thirty,false\n3,Cy,5,maybe\n,NoKey,1,true\n5,Eve\n6,${big},1,true\n${longKey},Long,2,true\n8,"Fay ""F""",8,false\n9,"Gus\n`;
+    await upload(s3, 'rejects/input.csv', csv);
+    const summary = summaryOf(await handler({ bucket: TEST_BUCKET, key: 'rejects/input.csv', table, columnTypes: 'age:N,active:BOOL' }));
+    expect(summary).toMatchObject({ rowsRead: 9, written: 2, rejected: 7, balanced: true });
+    expect(summary.rejectsObjects).toEqual([`rejects/rejects/input.csv/${summary.jobId}/segment-0001.csv`]);
+
+    const [header, ...rows] = await readRejects(s3, summary.rejectsObjects[0]);
+    expect(header).toEqual(['line', 'reason', 'message', 'id', 'name', 'age', 'active']);
+    const byLine = new Map(rows.map(([line, reason, message, ...fields]) => [Number(line), { reason, message, fields }]));
+    expect([...byLine.keys()].sort((a, b) => a - b)).toEqual([3, 4, 5, 6, 7, 8, 10]);
+    expect(byLine.get(3)).toEqual({ reason: 'INVALID_NUMBER', message: expect.stringMatching(/column "age" is typed N/), fields: ['2', 'Bob, Jr', 'thirty', 'false'] });
+    expect(byLine.get(4)).toMatchObject({ reason: 'INVALID_BOOL', fields: ['3', 'Cy', '5', 'maybe'] });
+    expect(byLine.get(5)).toMatchObject({ reason: 'MISSING_KEY', fields: ['', 'NoKey', '1', 'true'] });
+    expect(byLine.get(6)).toMatchObject({ reason: 'FIELD_COUNT', fields: ['5', 'Eve'] });
+    expect(byLine.get(7)).toMatchObject({ reason: 'ITEM_TOO_LARGE', fields: ['6', big, '1', 'true'] });
+    expect(byLine.get(8)).toMatchObject({ reason: 'REJECTED_BY_TABLE', message: expect.stringMatching(/ValidationException/), fields: [longKey, 'Long', '2', 'true'] });
+    expect(byLine.get(10)).toMatchObject({ reason: 'MALFORMED_CSV', message: expect.stringMatching(/^line 10: a quoted field opened on this line is never closed, so the rest of the file was read as this one record/) });
+
+    const items = await scanAll(dynamodb, table);
+    expect(items.map((item) => item.id.S).sort()).toEqual(['1', '8']);
+    expect(items.find((item) => item.id.S === '8')?.name).toEqual({ S: 'Fay "F"' });
+  });
+
+  it('is not written when nothing is rejected', async () => {
+    const table = await createTable(dynamodb);
+    await upload(s3, 'clean/input.csv', 'id,v\na,1\n');
+    const summary = summaryOf(await handler({ bucket: TEST_BUCKET, key: 'clean/input.csv', table, rejectsPrefix: 'clean-rejects/' }));
+    expect(summary).toMatchObject({ written: 1, rejected: 0, rejectsObjects: [] });
+    expect(await listKeys(s3, 'clean-rejects/')).toEqual([]);
+  });
+
+  it('takes rows whose attempts ran out, with the last error', async () => {
+    const proxy = await dynamodbFaults({ unprocessedItems: 1 });
+    const table = await createTable(dynamodb);
+    const csv = generatedCsv(60, 5);
+    await upload(s3, 'exhausted/input.csv', csv);
+    const summary = summaryOf(await handler({ bucket: TEST_BUCKET, key: 'exhausted/input.csv', table, maxAttempts: 3, backoffBaseMs: 1, backoffCapMs: 5 }));
+    expect(summary).toMatchObject({ rowsRead: 60, written: 0, rejected: 60, rejectedByReason: { ATTEMPTS_EXHAUSTED: 60 }, retries: 6, balanced: true });
+    expect(proxy.counts.calls).toBe(9);
+    const [, ...rows] = await readRejects(s3, summary.rejectsObjects[0]);
+    expect(rows.map(([line]) => Number(line)).sort((a, b) => a - b)).toEqual(Array.from({ length: 60 }, (_, i) => i + 2));
+    for (const [, reason, message] of rows) {
+      expect(reason).toBe('ATTEMPTS_EXHAUSTED');
+      expect(message).toMatch(/^not written after 3 attempts; last error: \d+ of \d+ items came back as UnprocessedItems$/);
+    }
+    expect(await scanAll(dynamodb, table)).toEqual([]);
+  });
+});
+
+describe('transient DynamoDB failures', () => {
+  it('retries 5xx answers, resets after the write and hung calls, and lands every row exactly once', async () => {
+    const proxy = await dynamodbFaults({ serverErrors: 0.05, resetCalls: 0.03, hangCalls: 0.01 });
+    const table = await createTable(dynamodb);
+    const csv = generatedCsv(20_000, 21);
+    await upload(s3, 'transient/input.csv', csv);
+    const summary = summaryOf(await handler({ bucket: TEST_BUCKET, key: 'transient/input.csv', table, requestTimeoutMs: 3_000, backoffBaseMs: 5, backoffCapMs: 100, maxAttempts: 20 }));
+    expect(proxy.counts.serverErrors).toBeGreaterThan(0);
+    expect(proxy.counts.resets).toBeGreaterThan(0);
+    expect(proxy.counts.hangs).toBeGreaterThan(0);
+    expect(summary).toMatchObject({ rowsRead: 20_000, written: 20_000, rejected: 0, balanced: true });
+    expect(summary.transientErrors).toBe(proxy.counts.serverErrors + proxy.counts.resets + proxy.counts.hangs);
+    await expectExactly(table, idsOf(csv));
+  });
+});
+
+describe('everything at once', () => {
+  it('lands 200,000 rows exactly once through 50% unprocessed items, 5% 5xx, 2% resets, 2% throttled calls and a stalled S3 body', async () => {
+    const dynamo = await dynamodbFaults({ unprocessedItems: 0.5, serverErrors: 0.05, resetCalls: 0.02, throttleCalls: 0.02 });
+    const s3proxy = await s3Faults([{ kind: 'stall', afterBytes: 10_000_000 }]);
+    const table = await createTable(dynamodb);
+    const csv = generatedCsv(200_000, 41);
+    await upload(s3, 'everything/input.csv', csv);
+    const started = performance.now();
+    const summary = summaryOf(await handler({ bucket: TEST_BUCKET, key: 'everything/input.csv', table, readIdleTimeoutMs: 500, backoffBaseMs: 5, backoffCapMs: 200, maxAttempts: 40 }));
+    const seconds = (performance.now() - started) / 1000;
+
+    expect(summary).toMatchObject({ rowsRead: 200_000, written: 200_000, rejected: 0, reopens: 1, balanced: true });
+    expect(s3proxy.counts).toMatchObject({ stalls: 1, gets: 2 });
+    expect(summary.throttledItems).toBe(dynamo.counts.heldBackItems + dynamo.counts.throttledCallItems);
+    expect(summary.throttledCalls).toBe(dynamo.counts.throttledCalls);
+    expect(summary.transientErrors).toBe(dynamo.counts.serverErrors + dynamo.counts.resets);
+    expect(summary.calls).toBe(dynamo.counts.calls);
+    await expectExactly(table, idsOf(csv));
+    // The figures for the closing note.
+    console.info(JSON.stringify({ figures: 'everything at once', seconds: Math.round(seconds * 10) / 10, retries: summary.retries, throttledItems: summary.throttledItems, transientErrors: summary.transientErrors, reopens: summary.reopens, calls: summary.calls, proxy: dynamo.counts }));
+  });
+});
+
+describe('a stalled or broken S3 body', () => {
+  it('is re-opened at the next unread byte, pinned to the ETag, and no row is lost or read twice', async () => {
+    const proxy = await s3Faults([
+      { kind: 'stall', afterBytes: 200_000 },
+      { kind: 'reset', afterBytes: 300_000 },
+      { kind: 'stall', afterBytes: 10 },
+    ]);
+    const table = await createTable(dynamodb);
+    const csv = generatedCsv(30_000, 31);
+    await upload(s3, 'stall/input.csv', csv);
+    const summary = summaryOf(await handler({ bucket: TEST_BUCKET, key: 'stall/input.csv', table, readIdleTimeoutMs: 300 }));
+    expect(summary).toMatchObject({ rowsRead: 30_000, written: 30_000, rejected: 0, reopens: 3, balanced: true });
+    expect(proxy.counts).toMatchObject({ gets: 4, stalls: 2, resets: 1 });
+    // A reset may drop bytes already sent (the receiving kernel discards them), so where the third
+    // read starts is only known to lie after the second's start.
+    const starts = proxy.counts.ranges.map((range) => Number(/^bytes=(\d+)-$/.exec(range)?.[1] ?? 0));
+    expect(proxy.counts.ranges[0]).toBe('');
+    expect(starts[1]).toBe(200_000);
+    expect(starts[2]).toBeGreaterThan(200_000);
+    expect(starts[2]).toBeLessThanOrEqual(500_000);
+    expect(starts[3]).toBe(starts[2] + 10);
+    await expectExactly(table, idsOf(csv));
+  });
+
+  it('gives up after maxReopens re-opens in a row that bring no new byte', async () => {
+    await s3Faults([
+      { kind: 'stall', afterBytes: 1_000 },
+      { kind: 'stall', afterBytes: 0 },
+      { kind: 'reset', afterBytes: 0 },
+      { kind: 'stall', afterBytes: 0 },
+    ]);
+    const table = await createTable(dynamodb);
+    await upload(s3, 'stuck/input.csv', generatedCsv(2_000, 32));
+    await expect(handler({ bucket: TEST_BUCKET, key: 'stuck/input.csv', table, readIdleTimeoutMs: 200, maxReopens: 2 })).rejects.toThrow(
+      /reading s3:\/\/test-imports\/stuck\/input.csv failed 3 times in a row at byte 1000 of \d+ .*raise maxReopens/,
+    );
+  });
+
+  it('fails clearly when the object is replaced mid-import', async () => {
+    const proxy = await s3Faults([{ kind: 'reset', afterBytes: 5_000 }]);
+    await upload(s3, 'replaced/input.csv', generatedCsv(2_000, 33));
+    const viaProxy = new S3Client({ region: env.AWS_REGION, endpoint: proxy.endpoint, forcePathStyle: true, credentials: { accessKeyId: env.AWS_ACCESS_KEY_ID, secretAccessKey: env.AWS_SECRET_ACCESS_KEY } });
+    cleanups.push(() => viaProxy.destroy());
+    const source = await openSource(viaProxy, TEST_BUCKET, 'replaced/input.csv');
+    await upload(s3, 'replaced/input.csv', generatedCsv(2_000, 34));
+    const read = async () => {
+      for await (const _chunk of source.body);
+    };
+    await expect(read()).rejects.toThrow(new RegExp(`s3://test-imports/replaced/input.csv was replaced during the import \\(ETag ${source.etag}, now \\w+\\)`));
+  });
+});
+
+describe('past one invocation: checkpoints and continuations', () => {
+  it('continues in-process from checkpoints through at least 10 segments, with exact totals and true line numbers', async () => {
+    const table = await createTable(dynamodb);
+    const { csv, good, rejected } = mixedCsv(30_000);
+    await upload(s3, 'segments/input.csv', csv);
+    const options = { bucket: TEST_BUCKET, key: 'segments/input.csv', columnTypes: 'n:N' };
+    const summary = summaryOf(await handler({ ...options, table, segmentMs: 100 }));
+
+    const rejectedCount = rejected.FIELD_COUNT.length + rejected.INVALID_NUMBER.length;
+    expect(summary.segments).toBeGreaterThanOrEqual(10);
+    expect(summary).toMatchObject({ rowsRead: 30_000, written: good.length, rejected: rejectedCount, duplicatesCollapsed: 0, balanced: true });
+    expect(summary.rejectedByReason).toEqual({ FIELD_COUNT: rejected.FIELD_COUNT.length, INVALID_NUMBER: rejected.INVALID_NUMBER.length });
+    expect(await rejectedLines(summary.rejectsObjects)).toEqual(rejected);
+    await expectExactly(table, good);
+
+    // The same file in one segment gives the same books.
+    const single = summaryOf(await handler({ ...options, table: await createTable(dynamodb) }));
+    expect(single.segments).toBe(1);
+    expect(single).toMatchObject({ jobId: summary.jobId, rowsRead: summary.rowsRead, written: summary.written, rejected: summary.rejected, rejectedByReason: summary.rejectedByReason });
+  });
+
+  it('continues in new asynchronous invocations of itself when its Lambda time runs low', async () => {
+    const functionArn = 'arn:aws:lambda:us-east-1:123456789012:function:csv-import-test-import';
+    // 61.5 s per invocation with a 60 s margin: each invocation reads for about 1.5 s, then hands over.
+    const lambda = await startLambdaEndpoint({ handler, functionArn, timeoutMs: 61_500 });
+    cleanups.push(() => lambda.stop());
+    process.env.CONTINUATION = 'invoke';
+    process.env.LAMBDA_ENDPOINT = lambda.endpoint;
+
+    const table = await createTable(dynamodb);
+    const { csv, good, rejected } = mixedCsv(25_000);
+    await upload(s3, 'invoke/input.csv', csv);
+    lambda.invoke({ bucket: TEST_BUCKET, key: 'invoke/input.csv', table, columnTypes: 'n:N', timeMarginMs: 60_000, concurrency: 16 });
+    await lambda.settled();
+
+    expect(lambda.invocations.filter((invocation) => invocation.error !== undefined)).toEqual([]);
+    expect(lambda.invocations.length).toBeGreaterThanOrEqual(2);
+    const results = lambda.invocations.map((invocation) => /** @type {Record<string, unknown>} */ (invocation.result));
+    expect(results.slice(0, -1).every((result) => result.continued === true)).toBe(true);
+    const summary = summaryOf(results.at(-1));
+    expect(summary.segments).toBe(lambda.invocations.length);
+    expect(summary).toMatchObject({ rowsRead: 25_000, written: good.length, rejected: rejected.FIELD_COUNT.length + rejected.INVALID_NUMBER.length, balanced: true });
+    expect(await rejectedLines(summary.rejectsObjects)).toEqual(rejected);
+    await expectExactly(table, good);
+  });
+});
+
+describe('idempotent writes and job ids', () => {
+  it('writes the same items when a file with generated keys is imported again, under the same job id', async () => {
+    const table = await createTable(dynamodb);
+    await upload(s3, 'again/input.csv', 'name,city\nAnn,Paris\nBob,Rome\nAnn,Paris\n');
+    const options = { bucket: TEST_BUCKET, key: 'again/input.csv', table, generateKey: true };
+    const first = summaryOf(await handler(options));
+    const second = summaryOf(await handler(options));
+    expect(first).toMatchObject({ written: 3, balanced: true });
+    expect(second.jobId).toBe(first.jobId);
+    const items = await scanAll(dynamodb, table);
+    expect(items.length).toBe(3);
+
+    await upload(s3, 'again/input.csv', 'name,city\nCy,Oslo\n');
+    const third = summaryOf(await handler(options));
+    expect(third.jobId).not.toBe(first.jobId);
+    expect((await scanAll(dynamodb, table)).length).toBe(4);
+  });
+});
+
+describe('security', () => {
+  it('writes only to its configured table unless another is allow-listed', async () => {
+    const configured = await createTable(dynamodb);
+    const other = await createTable(dynamodb);
+    await upload(s3, 'allow/input.csv', 'id,v\na,1\n');
+    process.env.TABLE_NAME = configured;
+    const payload = { bucket: TEST_BUCKET, key: 'allow/input.csv', table: other };
+    await expect(handler(payload)).rejects.toThrow(new RegExp(`"table": got "${other}"; this function writes only to its table "${configured}".*ALLOWED_TABLES`));
+    expect(await scanAll(dynamodb, other)).toEqual([]);
+
+    process.env.ALLOWED_TABLES = `some-other-table, ${other}`;
+    expect(summaryOf(await handler(payload)).written).toBe(1);
+    expect(summaryOf(await handler({ bucket: TEST_BUCKET, key: 'allow/input.csv' })).table).toBe(configured);
+  });
+
+  it('never logs row contents, even of rejected rows', async () => {
+    const canary = 'CANARY-7f3a9c';
+    const table = await createTable(dynamodb);
+    const csv = `id,secret,n\n1,${canary},1\n2,${canary},${canary}\n${canary},x,2,extra\n3,"${canary}\n`;
+    await upload(s3, 'canary/input.csv', csv);
+    /** @type {string[]} */
+    const output = [];
+    for (const stream of [process.stdout, process.stderr]) {
+      const write = stream.write.bind(stream);
+      const spy = vi.spyOn(stream, 'write').mockImplementation((/** @type {any} */ chunk, /** @type {any[]} */ ...rest) => {
+        output.push(String(chunk));
+        return write(chunk, ...rest);
+      });
+      cleanups.push(() => spy.mockRestore());
+    }
+    const summary = summaryOf(await handler({ bucket: TEST_BUCKET, key: 'canary/input.csv', table, columnTypes: 'n:N', logIntervalMs: 100 }));
+    expect(summary).toMatchObject({ rowsRead: 4, written: 1, rejected: 3 });
+    const lines = output.join('').split('\n').filter((line) => line !== '');
+    expect(lines.some((line) => line.includes('"message":"summary"'))).toBe(true);
+    expect(lines.filter((line) => line.includes(canary))).toEqual([]);
+    // The rejects file, where row contents belong, does have them.
+    expect((await readRejects(s3, summary.rejectsObjects[0])).flat().some((field) => field.includes(canary))).toBe(true);
+  });
+});
