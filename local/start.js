@@ -32,6 +32,8 @@ Import options (the same as the Lambda payload's):
   --backoff-base-ms N   first backoff ceiling (default 25)
   --backoff-cap-ms N    largest backoff ceiling (default 5000)
   --log-interval-ms N   throughput line period (default 1000)
+  --segment-ms N        hand over to a continuation every N ms (shows the 15-minute path; default off)
+  --rejects-prefix P    where rejects files go in the bucket (default rejects/)
   --help                this text`;
 
 /** Flags that map one to one onto import options. */
@@ -45,6 +47,8 @@ const OPTION_FLAGS = {
   'backoff-base-ms': 'backoffBaseMs',
   'backoff-cap-ms': 'backoffCapMs',
   'log-interval-ms': 'logIntervalMs',
+  'segment-ms': 'segmentMs',
+  'rejects-prefix': 'rejectsPrefix',
 };
 
 const BUCKET = 'local-imports';

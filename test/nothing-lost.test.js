@@ -172,6 +172,7 @@ describe('transient DynamoDB failures', () => {
     expect(summary).toMatchObject({ rowsRead: 20_000, written: 20_000, rejected: 0, balanced: true });
     expect(summary.transientErrors).toBe(proxy.counts.serverErrors + proxy.counts.resets + proxy.counts.hangs);
     await expectExactly(table, idsOf(csv));
+    console.info(JSON.stringify({ figures: '5xx, resets, hangs', seconds: summary.seconds, retries: summary.retries, transientErrors: summary.transientErrors, proxy: proxy.counts }));
   });
 });
 
@@ -184,6 +185,7 @@ describe('everything at once', () => {
     await upload(s3, 'everything/input.csv', csv);
     const started = performance.now();
     const summary = summaryOf(await handler({ bucket: TEST_BUCKET, key: 'everything/input.csv', table, readIdleTimeoutMs: 500, backoffBaseMs: 5, backoffCapMs: 200, maxAttempts: 40 }));
+    expect(dynamo.counts.throttledCalls).toBeGreaterThanOrEqual(3); // each of the three throttling errors
     const seconds = (performance.now() - started) / 1000;
 
     expect(summary).toMatchObject({ rowsRead: 200_000, written: 200_000, rejected: 0, reopens: 1, balanced: true });
@@ -220,6 +222,7 @@ describe('a stalled or broken S3 body', () => {
     expect(starts[2]).toBeLessThanOrEqual(500_000);
     expect(starts[3]).toBe(starts[2] + 10);
     await expectExactly(table, idsOf(csv));
+    console.info(JSON.stringify({ figures: 'S3 stall, reset, stall', seconds: summary.seconds, reopens: summary.reopens, ranges: proxy.counts.ranges }));
   });
 
   it('gives up after maxReopens re-opens in a row that bring no new byte', async () => {
@@ -264,6 +267,7 @@ describe('past one invocation: checkpoints and continuations', () => {
     expect(summary.rejectedByReason).toEqual({ FIELD_COUNT: rejected.FIELD_COUNT.length, INVALID_NUMBER: rejected.INVALID_NUMBER.length });
     expect(await rejectedLines(summary.rejectsObjects)).toEqual(rejected);
     await expectExactly(table, good);
+    console.info(JSON.stringify({ figures: 'in-process continuations', seconds: summary.seconds, segments: summary.segments, rowsRead: summary.rowsRead, rejectsObjects: summary.rejectsObjects.length }));
 
     // The same file in one segment gives the same books.
     const single = summaryOf(await handler({ ...options, table: await createTable(dynamodb) }));
@@ -294,6 +298,7 @@ describe('past one invocation: checkpoints and continuations', () => {
     expect(summary).toMatchObject({ rowsRead: 25_000, written: good.length, rejected: rejected.FIELD_COUNT.length + rejected.INVALID_NUMBER.length, balanced: true });
     expect(await rejectedLines(summary.rejectsObjects)).toEqual(rejected);
     await expectExactly(table, good);
+    console.info(JSON.stringify({ figures: 'continuations by self-invocation', seconds: summary.seconds, invocations: lambda.invocations.length }));
   });
 });
 

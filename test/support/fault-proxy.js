@@ -1,7 +1,8 @@
 /**
  * An HTTP proxy in front of a real DynamoDB endpoint (DynamoDB Local) that injects the faults a busy
  * table produces. For each BatchWriteItem call it may:
- *  - answer the whole call with a throttling error, forwarding nothing (share `throttleCalls`);
+ *  - answer the whole call with a throttling error, forwarding nothing (share `throttleCalls`), each of
+ *    ProvisionedThroughputExceededException, ThrottlingException and RequestLimitExceeded in turn;
  *  - hold back a share of the items (`unprocessedItems`): only the others are forwarded, and the held
  *    ones come back in UnprocessedItems, exactly as DynamoDB reports a partial success;
  *  - answer 500 InternalServerError without forwarding (share `serverErrors`);
@@ -22,6 +23,8 @@ import http from 'node:http';
  * @property {number} [hangCalls]        share of calls never answered, 0..1
  * @property {() => number} [random]
  */
+
+const THROTTLE_ERRORS = ['ProvisionedThroughputExceededException', 'ThrottlingException', 'RequestLimitExceeded'];
 
 /** @param {FaultOptions} options */
 export async function startFaultProxy({ target, unprocessedItems = 0, throttleCalls = 0, serverErrors = 0, resetCalls = 0, hangCalls = 0, random = Math.random }) {
@@ -77,7 +80,9 @@ export async function startFaultProxy({ target, unprocessedItems = 0, throttleCa
       if (random() < throttleCalls) {
         counts.throttledCalls++;
         for (const requests of Object.values(/** @type {Record<string, unknown[]>} */ (request.RequestItems))) counts.throttledCallItems += requests.length;
-        return reply(res, 400, {}, JSON.stringify({ __type: 'com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException', message: 'Injected: the level of configured provisioned throughput for the table was exceeded' }));
+        // The three throttling errors DynamoDB answers with, in turn.
+        const name = THROTTLE_ERRORS[counts.throttledCalls % THROTTLE_ERRORS.length];
+        return reply(res, 400, {}, JSON.stringify({ __type: `com.amazonaws.dynamodb.v20120810#${name}`, message: `Injected: ${name}` }));
       }
       /** @type {Record<string, unknown[]>} */
       const heldBack = {};
