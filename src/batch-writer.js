@@ -1,14 +1,20 @@
 /**
  * Groups items into BatchWriteItem calls of 25 and keeps at most `limit.concurrency` of them in flight
- * (a sliding window: a new call starts as soon as any call ends). Items DynamoDB leaves unprocessed, and
- * calls that fail for capacity or a transient fault, are re-sent with full-jitter backoff up to
- * maxAttempts; then they are rejected with the last error. Nothing is dropped without being counted.
+ * (a sliding window: a new call starts as soon as any call ends). The window is fixed or adaptive (AIMD,
+ * see write-window.js). Items DynamoDB leaves unprocessed, and calls that fail for capacity or a
+ * transient fault, are re-sent with full-jitter backoff up to maxAttempts; then they are rejected with
+ * the last error. Nothing is dropped without being counted.
+ *
+ * A batch waiting out its backoff holds no slot of the window: the window counts calls on the wire.
+ * The reader is held back by the batches outstanding (on the wire, waiting for a slot, or backing
+ * off), at most `concurrency`, so memory stays bounded whatever the window does.
  */
 import { BatchWriteItemCommand } from '@aws-sdk/client-dynamodb';
 import pLimit from 'p-limit';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { backoffDelay, classifyError, describeError } from './retry.js';
 import { countRejection } from './throughput.js';
+import { createWcuLimiter, createWriteWindow } from './write-window.js';
 
 export const BATCH_SIZE = 25;
 
@@ -38,7 +44,10 @@ export const BATCH_SIZE = 25;
  * @property {{ send: (command: BatchWriteItemCommand) => Promise<import('@aws-sdk/client-dynamodb').BatchWriteItemCommandOutput> }} client
  * @property {string} table
  * @property {(item: Item) => string} keyIdOf   the keyId of an item as DynamoDB returns it
- * @property {number} concurrency
+ * @property {number} concurrency      most calls in flight (the adaptive window's ceiling)
+ * @property {boolean} [adaptive]      grow and cut the window with the table's answers (AIMD)
+ * @property {number} [minConcurrency] the adaptive window's floor
+ * @property {number} [maxWcu]         most write capacity to consume per second
  * @property {number} maxAttempts
  * @property {number} backoffBaseMs
  * @property {number} backoffCapMs
@@ -51,14 +60,23 @@ export const BATCH_SIZE = 25;
 export function createBatchWriter(options) {
   const { client, table, keyIdOf, maxAttempts, backoffBaseMs, backoffCapMs, stats, onReject, wait = sleep } = options;
   const limit = pLimit(options.concurrency);
+  const window = createWriteWindow({
+    limit,
+    adaptive: options.adaptive ?? false,
+    floor: Math.min(options.minConcurrency ?? 1, options.concurrency),
+    ceiling: options.concurrency,
+    onChange: (size) => (stats.window = size),
+  });
   stats.window = limit.concurrency;
+  const capacity = createWcuLimiter(options.maxWcu);
 
   /** @type {Entry[]} */
   let batch = [];
   /** @type {Map<string, number>} keyId -> index in batch */
   let batchKeys = new Map();
-  /** @type {Set<Promise<void>>} */
-  const inFlight = new Set();
+  /** Batches dispatched and not yet written or rejected. @type {Set<Promise<void>>} */
+  const outstanding = new Set();
+  const maxOutstanding = options.concurrency;
   /** @type {(() => void) | undefined} */
   let wakeReader;
   /** @type {unknown} */
@@ -90,10 +108,11 @@ export function createBatchWriter(options) {
         stats.retries++;
         await wait(backoffDelay(attempt - 1, backoffBaseMs, backoffCapMs));
       }
-      stats.calls++;
+      const ready = capacity.ready();
+      if (ready !== undefined) await ready;
       let output;
       try {
-        output = await client.send(command(pending));
+        output = await limit(send, pending);
       } catch (error) {
         const kind = classifyError(error);
         if (kind === 'fatal') throw error;
@@ -101,22 +120,43 @@ export function createBatchWriter(options) {
         if (kind === 'throttle') {
           stats.throttledCalls++;
           stats.throttledItems += pending.length;
+          window.throttled();
         } else {
           stats.transientErrors++;
         }
         lastError = error;
         continue;
       }
-      for (const consumed of output.ConsumedCapacity ?? []) stats.wcu += consumed.CapacityUnits ?? 0;
       const unprocessed = output.UnprocessedItems?.[table] ?? [];
+      let units = 0;
+      for (const consumed of output.ConsumedCapacity ?? []) units += consumed.CapacityUnits ?? 0;
+      if (output.ConsumedCapacity === undefined) units = pending.length - unprocessed.length;
+      stats.wcu += units;
+      capacity.spend(units);
       stats.written += pending.length - unprocessed.length;
-      if (unprocessed.length === 0) return;
+      if (unprocessed.length === 0) {
+        window.succeeded();
+        return;
+      }
+      window.throttled();
       stats.throttledItems += unprocessed.length;
       lastError = `${unprocessed.length} of ${pending.length} items came back as UnprocessedItems`;
       pending = matchUnprocessed(pending, unprocessed);
     }
     const reason = fatal !== undefined ? `the import stopped on a fatal error after ${describeError(fatal)}` : `${maxAttempts} attempts`;
     for (const entry of pending) reject(entry, 'ATTEMPTS_EXHAUSTED', `not written after ${reason}; last error: ${describeError(lastError)}`);
+  }
+
+  /** One call on the wire, in a slot of the window. @param {Entry[]} entries */
+  async function send(entries) {
+    if (fatal !== undefined) throw fatal;
+    stats.calls++;
+    stats.inFlight++;
+    try {
+      return await client.send(command(entries));
+    } finally {
+      stats.inFlight--;
+    }
   }
 
   /**
@@ -153,24 +193,22 @@ export function createBatchWriter(options) {
     const entries = batch;
     batch = [];
     batchKeys = new Map();
-    stats.inFlight++;
-    const call = limit(() => writeBatch(entries))
+    const call = writeBatch(entries)
       .catch((error) => {
         // The first fatal error stops the import; the summary counts what it left unwritten.
         if (fatal === undefined) fatal = error;
       })
       .finally(() => {
-        stats.inFlight--;
-        inFlight.delete(call);
+        outstanding.delete(call);
         const wake = wakeReader;
         wakeReader = undefined;
         wake?.();
       });
-    inFlight.add(call);
+    outstanding.add(call);
   }
 
   function windowIsFull() {
-    return limit.activeCount + limit.pendingCount >= limit.concurrency;
+    return outstanding.size >= maxOutstanding;
   }
 
   return {
@@ -198,7 +236,7 @@ export function createBatchWriter(options) {
     /** Sends the last partial batch and waits for every call to end. Throws the first fatal error. */
     async flush() {
       if (batch.length > 0 && fatal === undefined) dispatch();
-      while (inFlight.size > 0) await Promise.all(inFlight);
+      while (outstanding.size > 0) await Promise.all(outstanding);
       if (fatal !== undefined) throw fatal;
     },
 

@@ -50,6 +50,9 @@ export function createClients(config) {
       throwOnRequestTimeout: true,
     }),
   });
+  // The SDK's logger middleware builds a redacted copy of every request (all 25 items, walked through
+  // the schema) for a logger that by default discards it: 12% of the import's CPU. Nothing here reads it.
+  dynamodb.middlewareStack.remove('loggerMiddleware');
   const s3 = new S3Client({
     region: config.region,
     endpoint: config.s3Endpoint,

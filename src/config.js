@@ -16,7 +16,10 @@ import { parseCheckpoint } from './checkpoint.js';
  * @property {boolean} generateKey      fill keyColumn with a deterministic UUID instead of reading it
  * @property {Record<string, ColumnType>} columnTypes  per-column DynamoDB type; unlisted columns are S
  * @property {string} delimiter         one-character CSV field delimiter
- * @property {number} concurrency       BatchWriteItem calls in flight at most
+ * @property {number} concurrency       BatchWriteItem calls in flight at most (the adaptive window's ceiling)
+ * @property {boolean} adaptiveConcurrency  grow and cut the window with the table's answers (AIMD)
+ * @property {number} minConcurrency    the adaptive window's floor
+ * @property {number | undefined} maxWcu  most write capacity units to consume per second
  * @property {number} maxAttempts       attempts per batch before its items are rejected
  * @property {number} backoffBaseMs     first backoff ceiling; doubles per attempt (full jitter)
  * @property {number} backoffCapMs      largest backoff ceiling
@@ -64,6 +67,9 @@ const OPTIONS = [
   { name: 'columnTypes', env: 'COLUMN_TYPES', fallback: {}, parse: columnTypes },
   { name: 'delimiter', env: 'CSV_DELIMITER', fallback: ',', parse: delimiter },
   { name: 'concurrency', env: 'CONCURRENCY', fallback: 32, parse: integerIn(1, 1024) },
+  { name: 'adaptiveConcurrency', env: 'ADAPTIVE_CONCURRENCY', fallback: true, parse: boolean },
+  { name: 'minConcurrency', env: 'MIN_CONCURRENCY', fallback: 1, parse: integerIn(1, 1024) },
+  { name: 'maxWcu', env: 'MAX_WCU', parse: optional(integerIn(1, 10_000_000)) },
   { name: 'maxAttempts', env: 'MAX_ATTEMPTS', fallback: 12, parse: integerIn(1, 100) },
   { name: 'backoffBaseMs', env: 'BACKOFF_BASE_MS', fallback: 25, parse: integerIn(1, 60_000) },
   { name: 'backoffCapMs', env: 'BACKOFF_CAP_MS', fallback: 5_000, parse: integerIn(1, 300_000) },
@@ -129,6 +135,9 @@ function checkTableAllowed(requested, configured, allowed) {
 function crossCheck(config) {
   if (config.backoffCapMs < config.backoffBaseMs) {
     throw new ConfigError('backoffCapMs', config.backoffCapMs, `must be at least backoffBaseMs (${config.backoffBaseMs})`);
+  }
+  if (config.minConcurrency > config.concurrency) {
+    throw new ConfigError('minConcurrency', config.minConcurrency, `must be at most concurrency (${config.concurrency})`);
   }
   if (config.sortKeyColumn === config.keyColumn) {
     throw new ConfigError('sortKeyColumn', config.sortKeyColumn, 'must differ from keyColumn');

@@ -85,13 +85,16 @@ export async function runImport(config, { clients, logger, stopBy = Infinity }) 
     table: config.table,
     keyIdOf: keyIdReader(config),
     concurrency: config.concurrency,
+    adaptive: config.adaptiveConcurrency,
+    minConcurrency: config.minConcurrency,
+    maxWcu: config.maxWcu,
     maxAttempts: config.maxAttempts,
     backoffBaseMs: config.backoffBaseMs,
     backoffCapMs: config.backoffCapMs,
     stats,
     onReject: recordRejection,
   });
-  const throughput = startThroughputLog(stats, (fields) => logger.info('throughput', { jobId, ...fields }), config.logIntervalMs);
+  const throughput = startThroughputLog(stats, (fields) => logger.info('throughput', { jobId, segment, ...fields }), config.logIntervalMs);
   logger.info(resume === undefined ? 'import started' : 'import resumed', { ...context, bytes: source.contentLength, fromByte: startByte, concurrency: config.concurrency });
 
   const { parser, toRow, linesRead } = createRecordParser({ delimiter: config.delimiter, lineOffset: resume?.line ?? 0 });

@@ -158,4 +158,42 @@ describe('batch writer', () => {
   it('sends exactly BATCH_SIZE items per full call', () => {
     expect(BATCH_SIZE).toBe(25);
   });
+
+  it('cuts the adaptive window when items come back unprocessed, and grows it again on success', async () => {
+    // The first 40 calls leave one item unprocessed; every later call succeeds whole.
+    const client = recordingClient((keys, call) => (call <= 40 ? { unprocessed: keys.slice(0, 1) } : {}));
+    /** @type {number[]} */
+    const windows = [];
+    const { writer, stats } = writerFor(client, { concurrency: 16, adaptive: true, minConcurrency: 1, maxAttempts: 50 });
+    for (let i = 0; i < 25 * 400; i++) {
+      const id = `k${i}`;
+      const wait = writer.add({ item: { id: { S: id } }, keyId: id, line: i + 2, fields: [id] });
+      if (wait) await wait;
+      windows.push(stats.window);
+    }
+    await writer.flush();
+    expect(stats.written).toBe(25 * 400);
+    expect(Math.min(...windows)).toBeLessThanOrEqual(2);
+    expect(windows.at(-1)).toBe(16);
+  });
+
+  it('holds no slot of the window while a batch backs off', async () => {
+    /** @type {Array<() => void>} */
+    const sleepers = [];
+    // The first two batches come back wholly unprocessed the first time: the window is cut from 4 to 2
+    // and both back off.
+    const refused = new Set(['k0', 'k25']);
+    const client = recordingClient((keys) => (refused.delete(keys[0]) ? { unprocessed: keys } : {}));
+    const { writer, stats } = writerFor(client, { concurrency: 4, adaptive: true, wait: () => new Promise((resolve) => sleepers.push(() => resolve(undefined))) });
+    const flushed = addRows(writer, 25 * 6);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(sleepers.length).toBe(2);
+    expect(stats.window).toBeLessThan(4);
+    // The two batches backing off hold no slot: the other four were written meanwhile.
+    expect(stats.written).toBe(25 * 4);
+    for (const wake of sleepers) wake();
+    await flushed;
+    expect(stats.written).toBe(25 * 6);
+    expect(client.maxActive).toBeLessThanOrEqual(4);
+  });
 });

@@ -1,0 +1,245 @@
+#!/usr/bin/env node
+/**
+ * A local HTTP endpoint that speaks DynamoDB's BatchWriteItem (and DescribeTable) and models what
+ * limits a real table. See bench/README.md for what it models and what it leaves out.
+ *
+ * Modes, combinable:
+ *  - sink: every call is accepted at once and its items counted (measures the client alone);
+ *  - latency: answers after `latencyMs` plus a uniform jitter of up to `jitterMs`;
+ *  - capacity: `wcu` WCU/s split over `partitions` (each at most 1,000 WCU/s); an item goes to the
+ *    partition of a hash of its partition key; each partition refills every second and, with `burst`,
+ *    banks unused capacity for up to 300 s. Items over budget come back as UnprocessedItems; a call of
+ *    which nothing fits gets ProvisionedThroughputExceededException.
+ *  - forward: accepted items are also written to a real DynamoDB endpoint (DynamoDB Local).
+ *
+ * As a program it runs in its own process (so that it does not share the client's core) and prints
+ * `{"endpoint": ...}` on its first stdout line: `node bench/capacity-model.js '{"wcu":10000}'`.
+ */
+import http from 'node:http';
+import { pathToFileURL } from 'node:url';
+
+/**
+ * @typedef {object} ModelOptions
+ * @property {number} [latencyMs]    fixed delay before each answer
+ * @property {number} [jitterMs]     plus a uniform random delay up to this
+ * @property {number} [wcu]          table capacity in WCU/s; none = unlimited (sink)
+ * @property {number} [partitions]   default: wcu / 1000, rounded up
+ * @property {boolean} [burst]       bank unused capacity up to 300 s per partition
+ * @property {string} [keyName]      partition key attribute (default id)
+ * @property {string} [sortKeyName]  sort key attribute, if the modelled table has one
+ * @property {string} [forward]      DynamoDB endpoint to write accepted items to
+ */
+
+const MAX_PARTITION_WCU = 1_000;
+const BURST_SECONDS = 300;
+
+/** @param {ModelOptions} options */
+export async function startCapacityModel(options = {}) {
+  const { latencyMs = 0, jitterMs = 0, wcu, burst = false, keyName = 'id', sortKeyName, forward } = options;
+  const partitions = wcu === undefined ? 0 : (options.partitions ?? Math.ceil(wcu / MAX_PARTITION_WCU));
+  if (wcu !== undefined && wcu / partitions > MAX_PARTITION_WCU) {
+    throw new Error(`capacity model: ${wcu} WCU/s over ${partitions} partitions exceeds ${MAX_PARTITION_WCU} WCU/s per partition`);
+  }
+  const perPartition = wcu === undefined ? Infinity : wcu / partitions;
+  const tokens = new Array(partitions).fill(perPartition);
+  const banked = new Array(partitions).fill(0);
+  let second = Math.floor(performance.now() / 1000);
+
+  /** Per second since start: consumed WCU, throttled items, calls. */
+  const startedSecond = second;
+  /** @type {Array<{ wcu: number, throttledItems: number, calls: number, throttledCalls: number }>} */
+  const perSecond = [];
+  const totals = { calls: 0, items: 0, wcu: 0, throttledItems: 0, throttledCalls: 0 };
+
+  function refill() {
+    const now = Math.floor(performance.now() / 1000);
+    for (; second < now; second++) {
+      for (let p = 0; p < partitions; p++) {
+        if (burst) banked[p] = Math.min(banked[p] + Math.max(tokens[p], 0), perPartition * BURST_SECONDS);
+        tokens[p] = perPartition;
+      }
+    }
+    const index = now - startedSecond;
+    while (perSecond.length <= index) perSecond.push({ wcu: 0, throttledItems: 0, calls: 0, throttledCalls: 0 });
+    return perSecond[index];
+  }
+
+  /** @param {string} value */
+  function partitionOf(value) {
+    let hash = 0x811c9dc5;
+    for (let i = 0; i < value.length; i++) hash = Math.imul(hash ^ value.charCodeAt(i), 0x01000193);
+    return (hash >>> 0) % partitions;
+  }
+
+  /**
+   * @param {Record<string, any>} item
+   * @returns {{ partition: number, units: number }}
+   */
+  function costOf(item) {
+    const key = item[keyName];
+    const keyValue = key === undefined ? '' : String(key.S ?? key.N ?? '');
+    return { partition: partitionOf(keyValue), units: Math.max(1, Math.ceil(itemBytes(item) / 1024)) };
+  }
+
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+  const forwardUrl = forward === undefined ? undefined : new URL(forward);
+
+  /** @param {http.IncomingHttpHeaders} headers @param {string} body @returns {Promise<{ status: number, body: string }>} */
+  function send(headers, body) {
+    const url = /** @type {URL} */ (forwardUrl);
+    return new Promise((resolve, reject) => {
+      const request = http.request({ host: url.hostname, port: url.port, method: 'POST', path: '/', agent, headers: { ...headers, host: url.host, 'content-length': Buffer.byteLength(body) } }, (res) => {
+        let data = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk) => (data += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 500, body: data }));
+      });
+      request.on('error', reject);
+      request.end(body);
+    });
+  }
+
+  /**
+   * @param {http.IncomingHttpHeaders} headers
+   * @param {any} request
+   * @returns {Promise<{ status: number, body: string }>}
+   */
+  async function batchWrite(headers, request) {
+    const second = refill();
+    second.calls++;
+    totals.calls++;
+    /** @type {Record<string, unknown[]>} */
+    const unprocessed = {};
+    /** @type {Record<string, unknown[]>} */
+    const accepted = {};
+    /** @type {Array<{ TableName: string, CapacityUnits: number }>} */
+    const consumed = [];
+    let acceptedCount = 0;
+    let requested = 0;
+    for (const [table, requests] of Object.entries(/** @type {Record<string, any[]>} */ (request.RequestItems))) {
+      let units = 0;
+      for (const entry of requests) {
+        requested++;
+        const item = entry.PutRequest?.Item ?? entry.DeleteRequest?.Key ?? {};
+        if (partitions === 0) {
+          units += Math.max(1, Math.ceil(itemBytes(item) / 1024));
+          (accepted[table] ??= []).push(entry);
+          continue;
+        }
+        const cost = costOf(item);
+        if (tokens[cost.partition] >= cost.units) {
+          tokens[cost.partition] -= cost.units;
+        } else if (burst && banked[cost.partition] >= cost.units) {
+          banked[cost.partition] -= cost.units;
+        } else {
+          (unprocessed[table] ??= []).push(entry);
+          continue;
+        }
+        units += cost.units;
+        (accepted[table] ??= []).push(entry);
+      }
+      acceptedCount += accepted[table]?.length ?? 0;
+      if (units > 0) consumed.push({ TableName: table, CapacityUnits: units });
+      second.wcu += units;
+      totals.wcu += units;
+    }
+    const throttled = requested - acceptedCount;
+    second.throttledItems += throttled;
+    totals.throttledItems += throttled;
+    totals.items += acceptedCount;
+    if (acceptedCount === 0 && requested > 0) {
+      second.throttledCalls++;
+      totals.throttledCalls++;
+      return { status: 400, body: JSON.stringify({ __type: 'com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException', message: 'The level of configured provisioned throughput for the table was exceeded (capacity model)' }) };
+    }
+    if (forwardUrl !== undefined) {
+      const answer = await send(headers, JSON.stringify({ RequestItems: accepted }));
+      if (answer.status !== 200) return answer;
+      const forwarded = JSON.parse(answer.body);
+      for (const [table, items] of Object.entries(/** @type {Record<string, unknown[]>} */ (forwarded.UnprocessedItems ?? {}))) {
+        unprocessed[table] = [...(unprocessed[table] ?? []), ...items];
+      }
+    }
+    return { status: 200, body: JSON.stringify({ UnprocessedItems: unprocessed, ConsumedCapacity: request.ReturnConsumedCapacity === 'TOTAL' ? consumed : undefined }) };
+  }
+
+  /** @param {any} request */
+  function describeTable(request) {
+    return {
+      status: 200,
+      body: JSON.stringify({
+        Table: {
+          TableName: request.TableName,
+          TableStatus: 'ACTIVE',
+          KeySchema: [{ AttributeName: keyName, KeyType: 'HASH' }, ...(sortKeyName === undefined ? [] : [{ AttributeName: sortKeyName, KeyType: 'RANGE' }])],
+          AttributeDefinitions: [keyName, ...(sortKeyName === undefined ? [] : [sortKeyName])].map((name) => ({ AttributeName: name, AttributeType: 'S' })),
+        },
+      }),
+    };
+  }
+
+  const server = http.createServer(async (req, res) => {
+    let body = '';
+    req.setEncoding('utf8');
+    for await (const chunk of req) body += chunk;
+    if (req.method === 'GET' && req.url === '/stats') {
+      refill();
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ totals, perSecond }));
+      return;
+    }
+    const target = String(req.headers['x-amz-target'] ?? '');
+    const started = performance.now();
+    let answer;
+    try {
+      if (target.endsWith('.BatchWriteItem')) answer = await batchWrite(req.headers, JSON.parse(body));
+      else if (target.endsWith('.DescribeTable') && forwardUrl === undefined) answer = describeTable(JSON.parse(body));
+      else if (forwardUrl !== undefined) answer = await send(req.headers, body);
+      else answer = { status: 400, body: JSON.stringify({ __type: 'com.amazon.coral.service#UnknownOperationException', message: `capacity model: ${target} is not modelled` }) };
+    } catch (error) {
+      answer = { status: 500, body: JSON.stringify({ __type: 'com.amazonaws.dynamodb.v20120810#InternalServerError', message: String(error) }) };
+    }
+    const delay = latencyMs + Math.random() * jitterMs - (performance.now() - started);
+    if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
+    res.writeHead(answer.status, { 'content-type': 'application/x-amz-json-1.0', 'content-length': Buffer.byteLength(answer.body) });
+    res.end(answer.body);
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(undefined)));
+  const { port } = /** @type {import('node:net').AddressInfo} */ (server.address());
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    partitions,
+    stats: () => ({ totals, perSecond }),
+    async stop() {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(() => resolve(undefined)));
+      agent.destroy();
+    },
+  };
+}
+
+/**
+ * Item size as DynamoDB counts it: attribute names plus values (numbers: about one byte per two digits).
+ * @param {Record<string, any>} item
+ */
+export function itemBytes(item) {
+  let bytes = 0;
+  for (const name in item) {
+    const value = item[name];
+    bytes += Buffer.byteLength(name);
+    if (value.S !== undefined) bytes += Buffer.byteLength(value.S);
+    else if (value.N !== undefined) bytes += Math.ceil(value.N.length / 2) + 1;
+    else if (value.BOOL !== undefined) bytes += 1;
+    else bytes += Buffer.byteLength(JSON.stringify(value));
+  }
+  return bytes;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const model = await startCapacityModel(JSON.parse(process.argv[2] ?? '{}'));
+  process.stdout.write(`${JSON.stringify({ endpoint: model.endpoint, partitions: model.partitions })}\n`);
+  // Ends with its parent: the bench closes stdin (or dies) and this process follows.
+  process.stdin.resume();
+  process.stdin.on('end', () => model.stop().then(() => process.exit(0)));
+}
