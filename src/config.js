@@ -3,6 +3,7 @@
  * once, before any I/O. A bad value throws a ConfigError naming the option, the value and what is allowed.
  */
 import { parseCheckpoint } from './checkpoint.js';
+import { runningInLambda } from './metrics.js';
 
 /** @typedef {'S' | 'N' | 'BOOL'} ColumnType */
 
@@ -201,7 +202,7 @@ function tableList(raw, name) {
 function continuation(raw, name) {
   if (raw === undefined) {
     // In Lambda a job goes on in a new invocation; anywhere else (npm start, tests, sls invoke local) in this process.
-    return process.env.AWS_LAMBDA_FUNCTION_NAME !== undefined && process.env.IS_LOCAL !== 'true' ? 'invoke' : 'in-process';
+    return runningInLambda() ? 'invoke' : 'in-process';
   }
   if (raw !== 'invoke' && raw !== 'in-process') throw new ConfigError(name, raw, 'use "invoke" (a new Lambda invocation) or "in-process"');
   return raw;

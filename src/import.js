@@ -10,6 +10,7 @@ import { jobIdFor } from './checkpoint.js';
 import { createRecordParser } from './csv-records.js';
 import { createRejectsWriter, rejectsKey } from './rejects.js';
 import { createItemBuilder, keyIdReader, RowError } from './rows.js';
+import { createMetricsPublisher, runningInLambda } from './metrics.js';
 import { openSource } from './s3-source.js';
 import { checkTable } from './table-check.js';
 import { countRejection, createStats, startThroughputLog, summarize, totalsOf } from './throughput.js';
@@ -40,6 +41,7 @@ const REJECT_SAMPLE = 20;
  * @property {import('./clients.js').Clients} clients
  * @property {Logger} logger
  * @property {number} [stopBy]  performance.now() time after which the segment hands over
+ * @property {boolean} [publishMetrics]  CloudWatch metrics (EMF) each interval; default: in Lambda
  */
 
 /**
@@ -47,7 +49,7 @@ const REJECT_SAMPLE = 20;
  * @param {ImportDeps} deps
  * @returns {Promise<SegmentOutcome>}
  */
-export async function runImport(config, { clients, logger, stopBy = Infinity }) {
+export async function runImport(config, { clients, logger, stopBy = Infinity, publishMetrics = runningInLambda() }) {
   const resume = config.checkpoint;
   const segment = (resume?.segments ?? 0) + 1;
   const startByte = resume?.byte ?? 0;
@@ -94,7 +96,15 @@ export async function runImport(config, { clients, logger, stopBy = Infinity }) 
     stats,
     onReject: recordRejection,
   });
-  const throughput = startThroughputLog(stats, (fields) => logger.info('throughput', { jobId, segment, ...fields }), config.logIntervalMs);
+  const metrics = createMetricsPublisher(config.table, publishMetrics);
+  const throughput = startThroughputLog(
+    stats,
+    (fields) => {
+      logger.info('throughput', { jobId, segment, ...fields });
+      metrics?.(fields);
+    },
+    config.logIntervalMs,
+  );
   logger.info(resume === undefined ? 'import started' : 'import resumed', { ...context, bytes: source.contentLength, fromByte: startByte, concurrency: config.concurrency });
 
   const { parser, toRow, linesRead } = createRecordParser({ delimiter: config.delimiter, lineOffset: resume?.line ?? 0 });

@@ -65,9 +65,25 @@ export function countRejection(stats, reason) {
 }
 
 /**
+ * One interval's figures: what the log line, the metrics and the chart show.
+ * @typedef {object} ThroughputLine
+ * @property {number} elapsedSeconds
+ * @property {number} rowsRead
+ * @property {number} written
+ * @property {number} rejected
+ * @property {number} rowsPerSecond         written in this interval, per second
+ * @property {number} averageRowsPerSecond  since the segment started
+ * @property {number} wcuPerSecond
+ * @property {number} throttledItems        in this interval
+ * @property {number} retries
+ * @property {number} inFlight
+ * @property {number} window
+ */
+
+/**
  * Logs one line every interval until stopped, and the last partial interval on stop.
  * @param {Stats} stats
- * @param {(fields: Record<string, unknown>) => void} log
+ * @param {(fields: ThroughputLine) => void} log
  * @param {number} intervalMs
  * @param {() => number} [now]  milliseconds clock
  * @returns {{ stop: () => void, seconds: () => number }}
