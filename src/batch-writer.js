@@ -222,7 +222,9 @@ export function createBatchWriter(options) {
       if (fatal !== undefined) throw fatal;
       const previous = batchKeys.get(entry.keyId);
       if (previous !== undefined) {
-        batch[previous] = entry;
+        // The row further down the file wins, as sequential writes would have it, even when rows
+        // arrive out of order (shuffleWindow).
+        if (entry.line > batch[previous].line) batch[previous] = entry;
         stats.duplicatesCollapsed++;
         return undefined;
       }

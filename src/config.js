@@ -21,6 +21,7 @@ import { runningInLambda } from './metrics.js';
  * @property {boolean} adaptiveConcurrency  grow and cut the window with the table's answers (AIMD)
  * @property {number} minConcurrency    the adaptive window's floor
  * @property {number | undefined} maxWcu  most write capacity units to consume per second
+ * @property {number} shuffleWindow     rows reordered at random before batching (0: file order)
  * @property {number} maxAttempts       attempts per batch before its items are rejected
  * @property {number} backoffBaseMs     first backoff ceiling; doubles per attempt (full jitter)
  * @property {number} backoffCapMs      largest backoff ceiling
@@ -71,6 +72,7 @@ const OPTIONS = [
   { name: 'adaptiveConcurrency', env: 'ADAPTIVE_CONCURRENCY', fallback: true, parse: boolean },
   { name: 'minConcurrency', env: 'MIN_CONCURRENCY', fallback: 1, parse: integerIn(1, 1024) },
   { name: 'maxWcu', env: 'MAX_WCU', parse: optional(integerIn(1, 10_000_000)) },
+  { name: 'shuffleWindow', env: 'SHUFFLE_WINDOW', fallback: 0, parse: integerIn(0, 1_000_000) },
   { name: 'maxAttempts', env: 'MAX_ATTEMPTS', fallback: 12, parse: integerIn(1, 100) },
   { name: 'backoffBaseMs', env: 'BACKOFF_BASE_MS', fallback: 25, parse: integerIn(1, 60_000) },
   { name: 'backoffCapMs', env: 'BACKOFF_CAP_MS', fallback: 5_000, parse: integerIn(1, 300_000) },

@@ -9,6 +9,7 @@ import { createBatchWriter } from './batch-writer.js';
 import { jobIdFor } from './checkpoint.js';
 import { createRecordParser } from './csv-records.js';
 import { createRejectsWriter, rejectsKey } from './rejects.js';
+import { createShuffleWindow } from './shuffle.js';
 import { createItemBuilder, keyIdReader, RowError } from './rows.js';
 import { createMetricsPublisher, runningInLambda } from './metrics.js';
 import { openSource } from './s3-source.js';
@@ -107,6 +108,8 @@ export async function runImport(config, { clients, logger, stopBy = Infinity, pu
   );
   logger.info(resume === undefined ? 'import started' : 'import resumed', { ...context, bytes: source.contentLength, fromByte: startByte, concurrency: config.concurrency });
 
+  /** @type {ReturnType<typeof createShuffleWindow<import('./batch-writer.js').Entry>>} */
+  const shuffle = createShuffleWindow(config.shuffleWindow, (entry) => writer.add(entry));
   const { parser, toRow, linesRead } = createRecordParser({ delimiter: config.delimiter, lineOffset: resume?.line ?? 0 });
   let buildItem = header === undefined ? undefined : createItemBuilder(header, config, source);
   // Bytes of this segment's stream up to the end of the last record handled: the checkpoint's position.
@@ -137,7 +140,7 @@ export async function runImport(config, { clients, logger, stopBy = Infinity, pu
         rejectRow(error, line, record);
       }
       if (built !== undefined) {
-        const wait = writer.add({ item: built.item, keyId: built.keyId, line, fields: record });
+        const wait = shuffle.add({ item: built.item, keyId: built.keyId, line, fields: record });
         if (wait !== undefined) await wait;
       }
       if (rejects.backlogged()) await rejects.drained();
@@ -147,6 +150,7 @@ export async function runImport(config, { clients, logger, stopBy = Infinity, pu
         if (handOver) break;
       }
     }
+    await shuffle.drain();
     await writer.flush();
   } catch (error) {
     source.body.destroy();

@@ -196,4 +196,24 @@ describe('batch writer', () => {
     expect(stats.written).toBe(25 * 6);
     expect(client.maxActive).toBeLessThanOrEqual(4);
   });
+
+  it('keeps the row from further down the file when duplicates arrive out of order', async () => {
+    /** @type {any[]} */
+    const sent = [];
+    const client = {
+      /** @param {any} command */
+      async send(command) {
+        sent.push(...command.input.RequestItems.t.map((/** @type {any} */ r) => r.PutRequest.Item));
+        return { UnprocessedItems: {}, $metadata: {} };
+      },
+    };
+    const { writer, stats } = writerFor(/** @type {any} */ (client));
+    /** @type {Array<[string, number]>} */
+    const rows = [['a', 9], ['b', 3], ['a', 4], ['a', 12], ['b', 2]];
+    for (const [id, line] of rows) writer.add({ item: { id: { S: id }, line: { N: String(line) } }, keyId: id, line, fields: [id] });
+    await writer.flush();
+    expect(stats.duplicatesCollapsed).toBe(3);
+    expect(sent).toEqual([{ id: { S: 'a' }, line: { N: '12' } }, { id: { S: 'b' }, line: { N: '3' } }]);
+    expect(stats.written).toBe(2);
+  });
 });

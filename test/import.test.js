@@ -46,6 +46,19 @@ describe('import against DynamoDB Local and the S3 emulator', () => {
     }
   });
 
+  it('writes every row once with a shuffle window, and rejects keep their true lines', async () => {
+    const table = await createTable(dynamodb);
+    const csv = `${generatedCsv(3_000, 13).trimEnd()}\nbad-row\n`;
+    await upload(s3, 'shuffle/people.csv', csv);
+    const summary = summaryOf(await handler({ bucket: TEST_BUCKET, key: 'shuffle/people.csv', table, shuffleWindow: 700 }));
+    expect(summary).toMatchObject({ rowsRead: 3_001, written: 3_000, rejected: 1, balanced: true, rejectSample: [{ line: 3_002, reason: 'FIELD_COUNT' }] });
+    /** @type {Array<{ id: string }>} */
+    const rows = parse(csv, { columns: true, relax_column_count: true });
+    const ids = new Set((await scanAll(dynamodb, table)).map((item) => item.id.S));
+    expect(ids.size).toBe(3_000);
+    expect(rows.slice(0, 3_000).every((row) => ids.has(row.id))).toBe(true);
+  });
+
   it('rejects bad rows with their line numbers and writes the rest', async () => {
     const table = await createTable(dynamodb);
     const csv = 'id,name,age,active\r\n1,Ann,30,true\r\n2,Bob,thirty,false\r\n\r\n3,"Cy\r\nMultiline, quoted",5,TRUE\r\n4,Dee\r\n,NoKey,1,true\r\n5,Eve,7,maybe\r\n6,Fay,8,false';

@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { createShuffleWindow } from '../src/shuffle.js';
+
+/** A seeded generator, so that the order is the same every run. @param {number} seed */
+function seeded(seed) {
+  let state = seed;
+  return () => {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    return state / 2 ** 32;
+  };
+}
+
+describe('shuffle window', () => {
+  it('emits every row exactly once, out of order, holding at most the window', async () => {
+    /** @type {number[]} */
+    const out = [];
+    const window = createShuffleWindow(100, (/** @type {number} */ row) => {
+      out.push(row);
+      return undefined;
+    }, seeded(7));
+    for (let i = 0; i < 1_000; i++) {
+      window.add(i);
+      expect(i + 1 - out.length).toBeLessThanOrEqual(100);
+    }
+    await window.drain();
+    expect([...out].sort((a, b) => a - b)).toEqual(Array.from({ length: 1_000 }, (_, i) => i));
+    expect(out).not.toEqual(Array.from({ length: 1_000 }, (_, i) => i));
+    // A row moves at most so far ahead: it cannot leave before the window has filled up to it.
+    expect(out.every((row, position) => row <= position + 99)).toBe(true);
+  });
+
+  it('passes rows straight through at size 0, and hands back the writer\'s wait', async () => {
+    /** @type {number[]} */
+    const out = [];
+    const wait = Promise.resolve();
+    const window = createShuffleWindow(0, (/** @type {number} */ row) => {
+      out.push(row);
+      return row === 2 ? wait : undefined;
+    });
+    expect(window.add(1)).toBeUndefined();
+    expect(window.add(2)).toBe(wait);
+    await window.drain();
+    expect(out).toEqual([1, 2]);
+  });
+});
