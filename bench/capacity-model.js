@@ -17,6 +17,7 @@
  */
 import http from 'node:http';
 import { pathToFileURL } from 'node:url';
+import { itemBytes } from '../src/rows.js';
 
 /**
  * @typedef {object} ModelOptions
@@ -217,23 +218,6 @@ export async function startCapacityModel(options = {}) {
       agent.destroy();
     },
   };
-}
-
-/**
- * Item size as DynamoDB counts it: attribute names plus values (numbers: about one byte per two digits).
- * @param {Record<string, any>} item
- */
-export function itemBytes(item) {
-  let bytes = 0;
-  for (const name in item) {
-    const value = item[name];
-    bytes += Buffer.byteLength(name);
-    if (value.S !== undefined) bytes += Buffer.byteLength(value.S);
-    else if (value.N !== undefined) bytes += Math.ceil(value.N.length / 2) + 1;
-    else if (value.BOOL !== undefined) bytes += 1;
-    else bytes += Buffer.byteLength(JSON.stringify(value));
-  }
-  return bytes;
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

@@ -102,14 +102,21 @@ export function createBatchWriter(options) {
     let pending = entries;
     /** @type {unknown} */
     let lastError;
-    for (let attempt = 1; attempt <= maxAttempts; attempt++) {
-      if (attempt > 1) {
+    let attempts = 0;
+    // Attempts that count toward maxAttempts: failures, and throttling while the import as a whole
+    // writes nothing. Throttling while other rows are being written is contention for capacity the
+    // table does have: the batch waits its turn (with backoff) rather than being rejected.
+    let counted = 0;
+    while (counted < maxAttempts) {
+      if (attempts > 0) {
         if (fatal !== undefined) break;
         stats.retries++;
-        await wait(backoffDelay(attempt - 1, backoffBaseMs, backoffCapMs));
+        await wait(backoffDelay(attempts, backoffBaseMs, backoffCapMs));
       }
       const ready = capacity.ready();
       if (ready !== undefined) await ready;
+      const writtenBefore = stats.written;
+      attempts++;
       let output;
       try {
         output = await limit(send, pending);
@@ -121,8 +128,10 @@ export function createBatchWriter(options) {
           stats.throttledCalls++;
           stats.throttledItems += pending.length;
           window.throttled();
+          if (stats.written === writtenBefore) counted++;
         } else {
           stats.transientErrors++;
+          counted++;
         }
         lastError = error;
         continue;
@@ -139,11 +148,12 @@ export function createBatchWriter(options) {
         return;
       }
       window.throttled();
+      if (stats.written === writtenBefore) counted++;
       stats.throttledItems += unprocessed.length;
       lastError = `${unprocessed.length} of ${pending.length} items came back as UnprocessedItems`;
       pending = matchUnprocessed(pending, unprocessed);
     }
-    const reason = fatal !== undefined ? `the import stopped on a fatal error after ${describeError(fatal)}` : `${maxAttempts} attempts`;
+    const reason = fatal !== undefined ? `the import stopped on a fatal error after ${describeError(fatal)}` : `${attempts} attempts`;
     for (const entry of pending) reject(entry, 'ATTEMPTS_EXHAUSTED', `not written after ${reason}; last error: ${describeError(lastError)}`);
   }
 

@@ -106,14 +106,26 @@ describe('batch writer', () => {
     expect(stats.wcu).toBe(60);
   });
 
-  it('rejects items still unprocessed after maxAttempts, saying how many came back', async () => {
+  it('rejects items still unprocessed after maxAttempts that wrote nothing, saying how many came back', async () => {
     const client = recordingClient((keys) => ({ unprocessed: keys.slice(0, 2) }));
     const { writer, stats, rejections } = writerFor(client, { maxAttempts: 1 });
     await addRows(writer, 25);
     expect(stats.written).toBe(23);
     expect(rejections.map((r) => r.line)).toEqual([2, 3]);
-    expect(rejections[0].message).toBe('not written after 1 attempts; last error: 2 of 25 items came back as UnprocessedItems');
-    expect(client.calls.map((keys) => keys.length)).toEqual([25]);
+    // The first call wrote 23 items, so it does not count: the second, which wrote nothing, does.
+    expect(rejections[0].message).toBe('not written after 2 attempts; last error: 2 of 2 items came back as UnprocessedItems');
+    expect(client.calls.map((keys) => keys.length)).toEqual([25, 2]);
+  });
+
+  it('lets a batch wait its turn past maxAttempts while the import as a whole keeps writing', async () => {
+    // k0..k24 are refused 6 times in a row; every other batch is written at once, so the import progresses.
+    let refusals = 0;
+    const client = recordingClient((keys) => (keys.includes('k0') && refusals++ < 6 ? { unprocessed: keys } : {}));
+    const { writer, stats, rejections } = writerFor(client, { maxAttempts: 2, concurrency: 2 });
+    await addRows(writer, 25 * 40);
+    expect(rejections).toEqual([]);
+    expect(stats.written).toBe(25 * 40);
+    expect(client.calls.filter((keys) => keys.includes('k0')).length).toBe(7);
   });
 
   it('retries throttled and transient calls, then rejects with the last error after maxAttempts', async () => {
