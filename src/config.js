@@ -3,7 +3,6 @@
  * once, before any I/O. A bad value throws a ConfigError naming the option, the value and what is allowed.
  */
 import { parseCheckpoint } from './checkpoint.js';
-import { runningInLambda } from './metrics.js';
 
 /** @typedef {'S' | 'N' | 'BOOL'} ColumnType */
 
@@ -208,6 +207,11 @@ function continuation(raw, name) {
   }
   if (raw !== 'invoke' && raw !== 'in-process') throw new ConfigError(name, raw, 'use "invoke" (a new Lambda invocation) or "in-process"');
   return raw;
+}
+
+/** In Lambda, not under `sls invoke local`. */
+export function runningInLambda() {
+  return process.env.AWS_LAMBDA_FUNCTION_NAME !== undefined && process.env.IS_LOCAL !== 'true';
 }
 
 /**

@@ -22,8 +22,3 @@ export function createMetricsPublisher(table, enabled) {
     metrics.publishStoredMetrics();
   };
 }
-
-/** In Lambda, not under `sls invoke local`. */
-export function runningInLambda() {
-  return process.env.AWS_LAMBDA_FUNCTION_NAME !== undefined && process.env.IS_LOCAL !== 'true';
-}

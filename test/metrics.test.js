@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createMetricsPublisher, runningInLambda } from '../src/metrics.js';
+import { runningInLambda } from '../src/config.js';
+import { createMetricsPublisher } from '../src/metrics.js';
 
 afterEach(() => vi.restoreAllMocks());
 
