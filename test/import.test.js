@@ -1,18 +1,10 @@
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
-import { csvChunks } from '../data-generator/generate.js';
 import { handler } from '../src/handler.js';
+import { generatedCsv, summaryOf } from './support/imports.js';
 import { createTable, scanAll, TEST_BUCKET, upload, useLocalServers } from './support/local.js';
 
 const { dynamodb, s3 } = useLocalServers();
-
-/** @param {number} rows @param {number} seed */
-function generatedCsv(rows, seed) {
-  return [...csvChunks({ rows, seed, sorted: false })].join('');
-}
-
-/** @param {unknown} result */
-const summaryOf = (result) => /** @type {import('../src/import.js').ImportSummary} */ (result);
 
 describe('import against DynamoDB Local and the S3 emulator', () => {
   it('imports a generated file and every item reads back with the right types', async () => {

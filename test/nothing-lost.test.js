@@ -4,8 +4,8 @@
  * All against DynamoDB Local and the S3 emulator, with faults injected by proxies on 127.0.0.1.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { csvChunks } from '../data-generator/generate.js';
 import { handler } from '../src/handler.js';
+import { generatedCsv, summaryOf } from './support/imports.js';
 import { openSource } from '../src/s3-source.js';
 import { startFaultProxy } from './support/fault-proxy.js';
 import { startLambdaEndpoint } from './support/lambda-endpoint.js';
@@ -14,9 +14,6 @@ import { startS3FaultProxy } from './support/s3-fault-proxy.js';
 import { S3Client } from '@aws-sdk/client-s3';
 
 const { env, dynamodb, s3 } = useLocalServers();
-
-/** @param {unknown} result */
-const summaryOf = (result) => /** @type {import('../src/import.js').ImportSummary} */ (result);
 
 /** @type {Array<() => Promise<void> | void>} */
 let cleanups = [];
@@ -41,11 +38,6 @@ async function s3Faults(faults) {
   process.env.S3_ENDPOINT = proxy.endpoint;
   cleanups.push(() => proxy.stop());
   return proxy;
-}
-
-/** @param {number} rows @param {number} seed */
-function generatedCsv(rows, seed) {
-  return [...csvChunks({ rows, seed, sorted: false })].join('');
 }
 
 /** The ids of a generated CSV, in order. @param {string} csv */
