@@ -32,7 +32,44 @@ export function jobIdFor(bucket, key, etag) {
  * @property {Totals} totals
  * @property {string[]} rejectsObjects  keys of the rejects objects written so far
  * @property {Array<{ line: number, reason: string }>} rejectSample
+ * @property {string} [startedAt]  when the job's (or shard's) first segment started, ISO 8601
  */
+
+/**
+ * One shard of a sharded job: a byte range of the object that starts and ends on record boundaries.
+ * The planner sends it in the shard's payload; the shard's continuations carry it on.
+ * @typedef {object} ShardSpec
+ * @property {string} jobId    the job the shard belongs to
+ * @property {string} etag     the object version the plan was made from
+ * @property {number} index    0-based
+ * @property {number} count    shards in the job
+ * @property {number} start    first byte
+ * @property {number} end      one past the last byte
+ * @property {number} line     lines of the file before `start`
+ * @property {string[]} header the file's header
+ */
+
+/**
+ * @param {unknown} raw
+ * @param {string} name
+ * @returns {ShardSpec}
+ */
+export function parseShardSpec(raw, name) {
+  const s = /** @type {Record<string, any>} */ (raw);
+  const ok =
+    s !== null &&
+    typeof s === 'object' &&
+    typeof s.jobId === 'string' &&
+    typeof s.etag === 'string' &&
+    Number.isInteger(s.count) && s.count > 0 &&
+    Number.isInteger(s.index) && s.index >= 0 && s.index < s.count &&
+    Number.isInteger(s.start) && s.start > 0 &&
+    Number.isInteger(s.end) && s.end > s.start &&
+    Number.isInteger(s.line) && s.line > 0 &&
+    Array.isArray(s.header) && s.header.length > 0 && s.header.every((/** @type {unknown} */ h) => typeof h === 'string');
+  if (!ok) throw new ConfigError(name, '(a malformed shard)', 'the planner sets "shard" for the shards it starts; to shard a file, pass "shards" instead');
+  return /** @type {ShardSpec} */ (s);
+}
 
 const TOTAL_NAMES = /** @type {const} */ (['rowsRead', 'written', 'rejected', 'duplicatesCollapsed', 'retries', 'throttledItems', 'throttledCalls', 'transientErrors', 'wcu', 'calls']);
 

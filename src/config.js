@@ -2,7 +2,7 @@
  * Import options: each comes from the payload, then the environment, then a default, and is checked
  * once, before any I/O. A bad value throws a ConfigError naming the option, the value and what is allowed.
  */
-import { parseCheckpoint } from './checkpoint.js';
+import { parseCheckpoint, parseShardSpec } from './checkpoint.js';
 
 /** @typedef {'S' | 'N' | 'BOOL'} ColumnType */
 
@@ -32,6 +32,10 @@ import { parseCheckpoint } from './checkpoint.js';
  * @property {number | undefined} segmentMs  longest an invocation reads before it hands over to a continuation
  * @property {number} timeMarginMs      Lambda time left at which an invocation stops reading and hands over
  * @property {import('./checkpoint.js').Checkpoint | undefined} checkpoint  where to resume a job
+ * @property {number} shards            byte ranges to cut the file into, each imported by its own invocation
+ * @property {number | undefined} bytesPerShard  shard a file past this size: one shard per this many bytes
+ * @property {import('./checkpoint.js').ShardSpec | undefined} shard  the range this invocation imports (set by the planner)
+ * @property {string} statusPrefix      where job status objects go in the source bucket
  * @property {string[]} allowedTables   tables a payload may name besides TABLE_NAME
  * @property {'invoke' | 'in-process'} continuation  how a job goes on past one invocation's time
  * @property {string | undefined} lambdaEndpoint    endpoint override for self-invocation (tests)
@@ -52,6 +56,9 @@ export class ConfigError extends Error {
     this.option = option;
   }
 }
+
+/** Most shards one job may have: each is a concurrent Lambda invocation. */
+export const MAX_SHARDS = 1000;
 
 /**
  * Every option: its payload name, environment variable, default and parser.
@@ -79,10 +86,14 @@ const OPTIONS = [
   { name: 'requestTimeoutMs', env: 'REQUEST_TIMEOUT_MS', fallback: 10_000, parse: integerIn(100, 120_000) },
   { name: 'readIdleTimeoutMs', env: 'READ_IDLE_TIMEOUT_MS', fallback: 10_000, parse: integerIn(100, 600_000) },
   { name: 'maxReopens', env: 'MAX_REOPENS', fallback: 5, parse: integerIn(0, 100) },
-  { name: 'rejectsPrefix', env: 'REJECTS_PREFIX', fallback: 'rejects/', parse: rejectsPrefix },
+  { name: 'rejectsPrefix', env: 'REJECTS_PREFIX', fallback: 'rejects/', parse: keyPrefix },
   { name: 'segmentMs', env: 'SEGMENT_MS', parse: optional(integerIn(100, 900_000)) },
   { name: 'timeMarginMs', env: 'TIME_MARGIN_MS', fallback: 60_000, parse: integerIn(1_000, 600_000) },
   { name: 'checkpoint', parse: (raw, name) => (raw === undefined ? undefined : parseCheckpoint(raw, name)) },
+  { name: 'shards', env: 'SHARDS', fallback: 1, parse: integerIn(1, MAX_SHARDS) },
+  { name: 'bytesPerShard', env: 'BYTES_PER_SHARD', parse: optional(integerIn(1 << 20, Number.MAX_SAFE_INTEGER)) },
+  { name: 'shard', parse: (raw, name) => (raw === undefined ? undefined : parseShardSpec(raw, name)) },
+  { name: 'statusPrefix', env: 'STATUS_PREFIX', fallback: '_imports/', parse: keyPrefix },
   { name: 'allowedTables', env: 'ALLOWED_TABLES', fallback: '', parse: tableList },
   { name: 'continuation', env: 'CONTINUATION', parse: continuation },
   { name: 'lambdaEndpoint', env: 'LAMBDA_ENDPOINT', parse: optionalUrl },
@@ -141,6 +152,9 @@ function crossCheck(config) {
   if (config.minConcurrency > config.concurrency) {
     throw new ConfigError('minConcurrency', config.minConcurrency, `must be at most concurrency (${config.concurrency})`);
   }
+  if (config.shard !== undefined && config.checkpoint !== undefined && config.checkpoint.jobId !== config.shard.jobId) {
+    throw new ConfigError('checkpoint', config.checkpoint.jobId, `belongs to another job than the shard (${config.shard.jobId}); pass them as the function sent them`);
+  }
   if (config.sortKeyColumn === config.keyColumn) {
     throw new ConfigError('sortKeyColumn', config.sortKeyColumn, 'must differ from keyColumn');
   }
@@ -185,9 +199,9 @@ function tableName(raw, name) {
 }
 
 /** @param {unknown} raw @param {string} name */
-function rejectsPrefix(raw, name) {
+function keyPrefix(raw, name) {
   if (typeof raw !== 'string' || raw === '' || raw.startsWith('/') || !raw.endsWith('/')) {
-    throw new ConfigError(name, raw, 'use a key prefix that ends with "/" and does not start with one, such as "rejects/"');
+    throw new ConfigError(name, raw, `use a key prefix that ends with "/" and does not start with one, such as "${name.startsWith('status') ? '_imports/' : 'rejects/'}"`);
   }
   return raw;
 }

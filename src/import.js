@@ -8,6 +8,7 @@
 import { createBatchWriter } from './batch-writer.js';
 import { jobIdFor } from './checkpoint.js';
 import { createRecordParser } from './csv-records.js';
+import { createStatusWriter, shardStatusKey } from './job-status.js';
 import { createRejectsWriter, rejectsKey } from './rejects.js';
 import { createShuffleWindow } from './shuffle.js';
 import { createItemBuilder, keyIdReader, RowError } from './rows.js';
@@ -23,7 +24,8 @@ import { countRejection, createStats, startThroughputLog, summarize, totalsOf } 
 /**
  * @typedef {ReturnType<typeof summarize> & {
  *   jobId: string, bucket: string, key: string, table: string, segments: number, reopens: number,
- *   rejectsObjects: string[], rejectSample: Array<{ line: number, reason: string }>
+ *   rejectsObjects: string[], rejectSample: Array<{ line: number, reason: string }>,
+ *   shard: number, shards: number, startedAt: string
  * }} ImportSummary
  */
 /** @typedef {{ done: true, summary: ImportSummary } | { done: false, checkpoint: Checkpoint }} SegmentOutcome */
@@ -53,27 +55,37 @@ const REJECT_SAMPLE = 20;
  */
 export async function runImport(config, { clients, logger, stopBy = Infinity, publishMetrics = runningInLambda() }) {
   const resume = config.checkpoint;
+  const shard = config.shard;
   const segment = (resume?.segments ?? 0) + 1;
-  const startByte = resume?.byte ?? 0;
+  const startByte = resume?.byte ?? shard?.start ?? 0;
+  const startedAt = resume?.startedAt ?? new Date().toISOString();
   const stats = createStats(resume?.totals);
   const rejectSample = [...(resume?.rejectSample ?? [])];
   const rejectsObjects = [...(resume?.rejectsObjects ?? [])];
 
-  const context = { jobId: resume?.jobId, segment, bucket: config.bucket, key: config.key, table: config.table };
+  const context = { jobId: resume?.jobId ?? shard?.jobId, shard: shard?.index ?? 0, segment, bucket: config.bucket, key: config.key, table: config.table };
   await checkTable(clients.dynamodb, config);
   const source = await openSource(clients.s3, config.bucket, config.key, {
     start: startByte,
-    etag: resume?.etag,
+    end: shard?.end,
+    etag: resume?.etag ?? shard?.etag,
     idleTimeoutMs: config.readIdleTimeoutMs,
     maxReopens: config.maxReopens,
     onReopen: (event) => logger.warn('source re-opened', { ...context, ...event }),
   });
-  const jobId = resume?.jobId ?? jobIdFor(config.bucket, config.key, source.etag);
+  const jobId = resume?.jobId ?? shard?.jobId ?? jobIdFor(config.bucket, config.key, source.etag);
   context.jobId = jobId;
+  const shardIndex = shard?.index ?? 0;
+  const shardCount = shard?.count ?? 1;
 
   /** @type {string[] | undefined} */
-  let header = resume?.header;
-  const rejects = createRejectsWriter({ s3: clients.s3, bucket: config.bucket, key: rejectsKey(config.rejectsPrefix, config.key, jobId, segment), header: () => header });
+  let header = resume?.header ?? shard?.header;
+  const rejects = createRejectsWriter({
+    s3: clients.s3,
+    bucket: config.bucket,
+    key: rejectsKey(config.rejectsPrefix, config.key, jobId, segment, shardCount > 1 ? shardIndex : undefined),
+    header: () => header,
+  });
   const recordRejection = (/** @type {Rejection} */ rejection) => {
     if (rejectSample.length < REJECT_SAMPLE) rejectSample.push({ line: rejection.line, reason: rejection.reason });
     rejects.write(rejection);
@@ -99,19 +111,34 @@ export async function runImport(config, { clients, logger, stopBy = Infinity, pu
     onReject: recordRejection,
   });
   const metrics = createMetricsPublisher(config.table, publishMetrics);
+  const status = createStatusWriter({
+    s3: clients.s3,
+    bucket: config.bucket,
+    key: shardStatusKey(config.statusPrefix, jobId, shardIndex),
+    onError: (error) => logger.warn('job status not written', { ...context, error: String(error) }),
+  });
+  /** @param {import('./job-status.js').ShardState} state @param {Record<string, unknown>} [extra] */
+  const statusNow = (state, extra) => ({
+    jobId, shard: shardIndex, shards: shardCount, state, bucket: config.bucket, key: config.key, table: config.table,
+    startedAt, updatedAt: new Date().toISOString(), segments: segment,
+    ...summarize(stats, (resume?.seconds ?? 0) + throughput.seconds()),
+    rejectsObjects, rejectSample, ...extra,
+  });
   const throughput = startThroughputLog(
     stats,
     (fields) => {
-      logger.info('throughput', { jobId, segment, ...fields });
+      logger.info('throughput', { jobId, shard: shardIndex, segment, ...fields });
       metrics?.(fields);
+      status.update(statusNow('running'));
     },
     config.logIntervalMs,
   );
+  status.update(statusNow('running'));
   logger.info(resume === undefined ? 'import started' : 'import resumed', { ...context, bytes: source.contentLength, fromByte: startByte, concurrency: config.concurrency });
 
   /** @type {ReturnType<typeof createShuffleWindow<import('./batch-writer.js').Entry>>} */
   const shuffle = createShuffleWindow(config.shuffleWindow, (entry) => writer.add(entry));
-  const { parser, toRow, linesRead } = createRecordParser({ delimiter: config.delimiter, lineOffset: resume?.line ?? 0 });
+  const { parser, toRow, linesRead } = createRecordParser({ delimiter: config.delimiter, lineOffset: resume?.line ?? shard?.line ?? 0 });
   let buildItem = header === undefined ? undefined : createItemBuilder(header, config, source);
   // Bytes of this segment's stream up to the end of the last record handled: the checkpoint's position.
   let bytesDone = 0;
@@ -147,7 +174,7 @@ export async function runImport(config, { clients, logger, stopBy = Infinity, pu
       if (rejects.backlogged()) await rejects.drained();
       bytesDone = row.endByte;
       if ((stats.rowsRead & 63) === 0 && performance.now() > stopBy) {
-        handOver = startByte + bytesDone < source.contentLength;
+        handOver = startByte + bytesDone < source.end;
         if (handOver) break;
       }
     }
@@ -161,6 +188,7 @@ export async function runImport(config, { clients, logger, stopBy = Infinity, pu
     throughput.stop();
     const unwritten = stats.rowsRead - stats.written - stats.rejected - stats.duplicatesCollapsed;
     logger.error('import failed', { ...context, ...summarize(stats, throughput.seconds()), unwritten, error: String(error) });
+    await status.finish(statusNow('failed', { error: String(error) })).catch((statusError) => logger.error('job status not written', { ...context, error: String(statusError) }));
     throw error;
   }
   source.body.destroy();
@@ -184,11 +212,17 @@ export async function runImport(config, { clients, logger, stopBy = Infinity, pu
       totals: totalsOf(stats),
       rejectsObjects,
       rejectSample,
+      startedAt,
     };
+    await status.finish(statusNow('running', { handedOverAt: { byte: checkpoint.byte, line: checkpoint.line } }));
     logger.info('segment handed over', { ...context, byte: checkpoint.byte, line: checkpoint.line, rowsRead: stats.rowsRead, written: stats.written, rejected: stats.rejected });
     return { done: false, checkpoint };
   }
-  const summary = { jobId, bucket: config.bucket, key: config.key, table: config.table, ...summarize(stats, seconds), segments: segment, reopens, rejectsObjects, rejectSample };
+  const summary = {
+    jobId, bucket: config.bucket, key: config.key, table: config.table, shard: shardIndex, shards: shardCount, startedAt,
+    ...summarize(stats, seconds), segments: segment, reopens, rejectsObjects, rejectSample,
+  };
+  await status.finish({ ...summary, state: 'done', updatedAt: new Date().toISOString() });
   logger.info('summary', summary);
   return { done: true, summary };
 }

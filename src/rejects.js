@@ -9,11 +9,14 @@ import { PassThrough } from 'node:stream';
 /** @typedef {import('./batch-writer.js').Rejection} Rejection */
 
 /**
- * Where one segment of a job writes its rejects: `<prefix><source key>/<job id>/segment-0001.csv`.
+ * Where one segment of a job writes its rejects: `<prefix><source key>/<job id>/segment-0001.csv`, or
+ * `.../<job id>/shard-0001/segment-0001.csv` for a shard of a sharded job.
  * @param {string} prefix @param {string} sourceKey @param {string} jobId @param {number} segment  1-based
+ * @param {number} [shard]  0-based
  */
-export function rejectsKey(prefix, sourceKey, jobId, segment) {
-  return `${prefix}${sourceKey}/${jobId}/segment-${String(segment).padStart(4, '0')}.csv`;
+export function rejectsKey(prefix, sourceKey, jobId, segment, shard) {
+  const shardPart = shard === undefined ? '' : `shard-${String(shard + 1).padStart(4, '0')}/`;
+  return `${prefix}${sourceKey}/${jobId}/${shardPart}segment-${String(segment).padStart(4, '0')}.csv`;
 }
 
 /**

@@ -26,15 +26,17 @@ class StallError extends Error {
 
 /**
  * @typedef {object} Source
- * @property {Readable} body     bytes from `start` to the end of the object
+ * @property {Readable} body     bytes from `start` to `end`
  * @property {string} etag        the version being read
  * @property {number} contentLength  size of the whole object
+ * @property {number} end         one past the last byte the body brings
  * @property {() => number} reopens  re-opens so far
  */
 
 /**
  * @typedef {object} SourceOptions
  * @property {number} [start]          first byte to read (a continuation starts mid-object)
+ * @property {number} [end]            one past the last byte to read (a shard ends mid-object); default: the end
  * @property {string} [etag]           the version to read; a different one fails
  * @property {number} [idleTimeoutMs]  a body that sends nothing for this long is re-opened
  * @property {number} [maxReopens]     re-opens in a row without a new byte before giving up
@@ -48,13 +50,13 @@ class StallError extends Error {
  * @param {SourceOptions} [options]
  * @returns {Promise<Source>}
  */
-export async function openSource(s3, bucket, key, { start = 0, etag, idleTimeoutMs = 10_000, maxReopens = 5, onReopen } = {}) {
+export async function openSource(s3, bucket, key, { start = 0, end, etag, idleTimeoutMs = 10_000, maxReopens = 5, onReopen } = {}) {
   const where = `s3://${bucket}/${key}`;
   let reopens = 0;
   let first;
   for (let failures = 1; first === undefined; failures++) {
     try {
-      first = await getObject(s3, bucket, key, start, etag, idleTimeoutMs);
+      first = await getObject(s3, bucket, key, start, end, etag, idleTimeoutMs);
     } catch (error) {
       if (error instanceof SourceError || failures > maxReopens) throw error;
       reopens++;
@@ -63,6 +65,7 @@ export async function openSource(s3, bucket, key, { start = 0, etag, idleTimeout
   }
   const pinned = etag ?? first.etag;
   const size = first.size;
+  const last = Math.min(end ?? size, size);
   let position = start;
 
   async function* chunks() {
@@ -70,15 +73,15 @@ export async function openSource(s3, bucket, key, { start = 0, etag, idleTimeout
     let body = first.body;
     let failuresInARow = 0;
     try {
-      while (position < size) {
+      while (position < last) {
         const before = position;
         try {
-          body ??= (await getObject(s3, bucket, key, position, pinned, idleTimeoutMs)).body;
+          body ??= (await getObject(s3, bucket, key, position, end, pinned, idleTimeoutMs)).body;
           for await (const chunk of untilIdle(body, idleTimeoutMs)) {
             position += chunk.length;
             yield chunk;
           }
-          if (position < size) throw new Error(`the body ended at byte ${position} of ${size}`);
+          if (position < last) throw new Error(`the body ended at byte ${position} of ${last}`);
         } catch (error) {
           if (error instanceof SourceError) throw error;
           body?.destroy();
@@ -100,7 +103,7 @@ export async function openSource(s3, bucket, key, { start = 0, etag, idleTimeout
     }
   }
 
-  return { body: Readable.from(chunks(), { objectMode: false }), etag: pinned, contentLength: size, reopens: () => reopens };
+  return { body: Readable.from(chunks(), { objectMode: false }), etag: pinned, contentLength: size, end: last, reopens: () => reopens };
 }
 
 /**
@@ -126,16 +129,18 @@ async function* untilIdle(body, idleTimeoutMs) {
 }
 
 /**
- * One GetObject from `start`, pinned to `etag` when given. Its headers must come within idleTimeoutMs.
+ * One GetObject from `start` (to `end`, if given), pinned to `etag` when given. Its headers must come
+ * within idleTimeoutMs.
  * @param {import('@aws-sdk/client-s3').S3Client} s3
  * @param {string} bucket
  * @param {string} key
  * @param {number} start
+ * @param {number | undefined} end
  * @param {string | undefined} etag
  * @param {number} idleTimeoutMs
  * @returns {Promise<{ body: Readable, etag: string, size: number }>}
  */
-async function getObject(s3, bucket, key, start, etag, idleTimeoutMs) {
+async function getObject(s3, bucket, key, start, end, etag, idleTimeoutMs) {
   const where = `s3://${bucket}/${key}`;
   const abort = new AbortController();
   const timer = setTimeout(() => abort.abort(new StallError(idleTimeoutMs)), idleTimeoutMs);
@@ -146,7 +151,7 @@ async function getObject(s3, bucket, key, start, etag, idleTimeoutMs) {
         Bucket: bucket,
         Key: key,
         // No Range from byte 0, so that an empty object reads as empty rather than failing with 416.
-        Range: start > 0 ? `bytes=${start}-` : undefined,
+        Range: end !== undefined ? `bytes=${start}-${end - 1}` : start > 0 ? `bytes=${start}-` : undefined,
         IfMatch: etag === undefined ? undefined : `"${etag}"`,
       }),
       { abortSignal: abort.signal },

@@ -1,0 +1,186 @@
+/**
+ * Job status in the source bucket, under `<statusPrefix><job id>/`:
+ *   plan.json             the job: object, version, header and shard ranges (written before any shard starts)
+ *   shard-0001.json ...   each shard's running, then final summary: state, counters, rows/s, rejects objects
+ * Anyone who can read the bucket can follow a job; a re-run of a sharded job reads them to start only the
+ * shards that are not done.
+ */
+import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+
+/** @typedef {'pending' | 'running' | 'done' | 'failed'} ShardState */
+
+/**
+ * @typedef {object} JobPlan
+ * @property {string} jobId
+ * @property {string} bucket
+ * @property {string} key
+ * @property {string} etag
+ * @property {number} bytes
+ * @property {string[]} header
+ * @property {Array<import('./shard-plan.js').ShardRange>} shards
+ * @property {number | undefined} maxWcu   the job's cap; each shard gets its share
+ * @property {string} createdAt
+ * @property {string} [note]
+ */
+
+/**
+ * @typedef {Partial<import('./import.js').ImportSummary> & {
+ *   jobId: string, shard: number, shards: number, state: ShardState, updatedAt: string,
+ *   rowsRead: number, written: number, rejected: number, error?: string
+ * }} ShardStatus
+ */
+
+/** @param {string} prefix @param {string} jobId */
+export const planKey = (prefix, jobId) => `${prefix}${jobId}/plan.json`;
+
+/** @param {string} prefix @param {string} jobId @param {number} index 0-based */
+export const shardStatusKey = (prefix, jobId, index) => `${prefix}${jobId}/shard-${String(index + 1).padStart(4, '0')}.json`;
+
+/**
+ * @param {import('@aws-sdk/client-s3').S3Client} s3
+ * @param {string} bucket @param {string} key @param {unknown} value
+ */
+export async function putJson(s3, bucket, key, value) {
+  try {
+    await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: JSON.stringify(value, null, 1), ContentType: 'application/json' }));
+  } catch (error) {
+    const cause = /** @type {Error} */ (error);
+    throw new Error(`could not write the job status object s3://${bucket}/${key} (${cause.name}: ${cause.message}); the function needs s3:PutObject on it`, { cause });
+  }
+}
+
+/**
+ * @param {import('@aws-sdk/client-s3').S3Client} s3
+ * @param {string} bucket @param {string} key
+ * @returns {Promise<any>}  undefined if there is no such object
+ */
+export async function getJson(s3, bucket, key) {
+  let output;
+  try {
+    output = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+  } catch (error) {
+    if (/** @type {Error} */ (error).name === 'NoSuchKey') return undefined;
+    const cause = /** @type {Error} */ (error);
+    throw new Error(`could not read s3://${bucket}/${key} (${cause.name}: ${cause.message}); reading job status needs s3:GetObject and s3:ListBucket on the bucket`, { cause });
+  }
+  const text = (await output.Body?.transformToString('utf8')) ?? '';
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new Error(`s3://${bucket}/${key} is not JSON; it is written by the importer and should not be edited`, { cause: error });
+  }
+}
+
+/**
+ * Writes a shard's status every `update`, at most one PUT at a time (a newer status replaces one waiting
+ * to be sent), and its final status on `finish`. Status is for people watching: a failed running update
+ * is logged by the caller, not fatal; a failed final update is.
+ * @param {object} options
+ * @param {import('@aws-sdk/client-s3').S3Client} options.s3
+ * @param {string} options.bucket
+ * @param {string} options.key
+ * @param {(error: unknown) => void} options.onError
+ */
+export function createStatusWriter({ s3, bucket, key, onError }) {
+  /** @type {ShardStatus | undefined} */
+  let waiting;
+  /** @type {Promise<void> | undefined} */
+  let sending;
+
+  function sendNext() {
+    if (waiting === undefined || sending !== undefined) return;
+    const status = waiting;
+    waiting = undefined;
+    sending = putJson(s3, bucket, key, status)
+      .catch(onError)
+      .finally(() => {
+        sending = undefined;
+        sendNext();
+      });
+  }
+
+  return {
+    /** @param {ShardStatus} status */
+    update(status) {
+      waiting = status;
+      sendNext();
+    },
+    /** @param {ShardStatus} status */
+    async finish(status) {
+      waiting = undefined;
+      while (sending !== undefined) await sending;
+      await putJson(s3, bucket, key, status);
+    },
+  };
+}
+
+/**
+ * @typedef {object} JobStatus
+ * @property {string} jobId
+ * @property {JobPlan | undefined} plan
+ * @property {ShardStatus[]} shards   one per planned shard (state "pending" if it has written nothing yet)
+ * @property {{ state: ShardState, rowsRead: number, written: number, rejected: number, duplicatesCollapsed: number,
+ *   throttledItems: number, retries: number, rowsPerSecond: number, seconds: number, balanced: boolean,
+ *   rejectedByReason: Record<string, number>, rejectsObjects: string[] }} total
+ */
+
+/**
+ * Reads a job's plan and every shard's status. A job without a plan (a plain, unsharded import) has one shard.
+ * @param {import('@aws-sdk/client-s3').S3Client} s3
+ * @param {string} bucket @param {string} prefix @param {string} jobId
+ * @returns {Promise<JobStatus | undefined>}  undefined if the bucket holds nothing for this job
+ */
+export async function readJobStatus(s3, bucket, prefix, jobId) {
+  /** @type {JobPlan | undefined} */
+  const plan = await getJson(s3, bucket, planKey(prefix, jobId));
+  const count = plan === undefined ? 1 : plan.shards.length;
+  const found = await Promise.all(Array.from({ length: count }, (_, index) => getJson(s3, bucket, shardStatusKey(prefix, jobId, index))));
+  if (plan === undefined && found[0] === undefined) return undefined;
+  /** @type {ShardStatus[]} */
+  const shards = found.map((status, index) => status ?? { jobId, shard: index, shards: count, state: 'pending', updatedAt: '', rowsRead: 0, written: 0, rejected: 0 });
+  return { jobId, plan, shards, total: totalOf(shards, plan) };
+}
+
+/**
+ * @param {ShardStatus[]} shards
+ * @param {JobPlan | undefined} plan
+ * @returns {JobStatus['total']}
+ */
+export function totalOf(shards, plan) {
+  const sum = (/** @type {(s: ShardStatus) => number | undefined} */ pick) => shards.reduce((total, shard) => total + (pick(shard) ?? 0), 0);
+  /** @type {Record<string, number>} */
+  const rejectedByReason = {};
+  for (const shard of shards) {
+    for (const [reason, n] of Object.entries(shard.rejectedByReason ?? {})) rejectedByReason[reason] = (rejectedByReason[reason] ?? 0) + n;
+  }
+  /** @type {ShardState} */
+  const state = shards.some((s) => s.state === 'failed')
+    ? 'failed'
+    : shards.every((s) => s.state === 'done')
+      ? 'done'
+      : shards.every((s) => s.state === 'pending')
+        ? 'pending'
+        : 'running';
+  // The job's time: from the plan (or the first shard's start) to the last update.
+  const started = Date.parse(plan?.createdAt ?? '') || Math.min(...shards.map((s) => Date.parse(s.startedAt ?? '') || Infinity));
+  const last = Math.max(...shards.map((s) => Date.parse(s.updatedAt) || 0));
+  const seconds = Number.isFinite(started) && last > started ? (last - started) / 1000 : 0;
+  const rowsRead = sum((s) => s.rowsRead);
+  const written = sum((s) => s.written);
+  const rejected = sum((s) => s.rejected);
+  const duplicatesCollapsed = sum((s) => s.duplicatesCollapsed);
+  return {
+    state,
+    rowsRead,
+    written,
+    rejected,
+    duplicatesCollapsed,
+    throttledItems: sum((s) => s.throttledItems),
+    retries: sum((s) => s.retries),
+    rowsPerSecond: seconds > 0 ? Math.round(written / seconds) : 0,
+    seconds: Math.round(seconds * 1000) / 1000,
+    balanced: rowsRead === written + rejected + duplicatesCollapsed,
+    rejectedByReason,
+    rejectsObjects: shards.flatMap((s) => s.rejectsObjects ?? []),
+  };
+}

@@ -1,0 +1,124 @@
+/**
+ * Cuts one CSV object into shards: byte ranges that start and end on record boundaries, each with the
+ * number of lines before it (so that its rejects keep the file's line numbers), and the header, read
+ * once here and handed to every shard. The object is read once, from start to end, by the quote-aware
+ * scanner; no record is held in memory.
+ */
+import { parse } from 'csv-parse/sync';
+import { createRecordScanner } from './record-scanner.js';
+
+/**
+ * @typedef {object} ShardRange
+ * @property {number} index  0-based
+ * @property {number} start  first byte
+ * @property {number} end    one past the last byte
+ * @property {number} line   lines of the file before `start`
+ */
+
+/**
+ * @typedef {object} ShardPlan
+ * @property {string[]} header
+ * @property {ShardRange[]} shards  in file order, none empty; fewer than asked for if the file has fewer records
+ * @property {number} bytes   size of the object
+ * @property {string} [note]  why the plan differs from what was asked for
+ */
+
+/** Bytes of the header record read at most; a longer first record is not a header. */
+const MAX_HEADER_BYTES = 1 << 20;
+
+/**
+ * @param {AsyncIterable<Buffer>} body  the whole object, from byte 0
+ * @param {object} options
+ * @param {number} options.bytes      the object's size
+ * @param {number} options.shards     how many shards are wanted
+ * @param {string} options.delimiter
+ * @param {string} options.where      s3://bucket/key, for messages
+ * @returns {Promise<ShardPlan>}
+ */
+export async function planShards(body, { bytes, shards, delimiter, where }) {
+  /** @type {Buffer[]} */
+  const head = [];
+  let headBytes = 0;
+  /** @type {{ byte: number, lines: number } | undefined} */
+  let headerEnd;
+  /** @type {ShardRange[]} */
+  const ranges = [];
+  /** @type {number[]} */
+  let targets = [];
+
+  const scanner = createRecordScanner({
+    delimiter,
+    onBoundary(boundary) {
+      if (headerEnd === undefined) {
+        // csv-parse skips empty lines before the header: the header ends at the first non-empty record.
+        if (isBlank(Buffer.concat(head).subarray(0, boundary.byte))) return false;
+        headerEnd = boundary;
+        targets = cutTargets(boundary.byte, bytes, shards);
+        ranges.push({ index: 0, start: boundary.byte, end: bytes, line: boundary.lines });
+        return targets.length === 0;
+      }
+      if (boundary.byte < targets[0] || boundary.byte >= bytes) return false;
+      ranges[ranges.length - 1].end = boundary.byte;
+      ranges.push({ index: ranges.length, start: boundary.byte, end: bytes, line: boundary.lines });
+      while (targets.length > 0 && targets[0] <= boundary.byte) targets.shift();
+      return targets.length === 0;
+    },
+  });
+
+  for await (const chunk of body) {
+    if (headerEnd === undefined && headBytes < MAX_HEADER_BYTES) {
+      head.push(chunk);
+      headBytes += chunk.length;
+    }
+    scanner.scan(chunk);
+  }
+  const scanned = scanner.end();
+  if (scanned.bytes !== bytes) throw new Error(`reading ${where} for the shard plan gave ${scanned.bytes} bytes, but the object has ${bytes}; run the job again`);
+
+  if ((headerEnd?.byte ?? bytes) > headBytes && headBytes >= MAX_HEADER_BYTES) {
+    throw new Error(`the first record of ${where} is longer than ${MAX_HEADER_BYTES} bytes, too long for a header; check the delimiter and the first line`);
+  }
+  const headerBytes = Buffer.concat(head).subarray(0, headerEnd?.byte ?? headBytes);
+  const header = parseHeader(headerBytes, delimiter, where);
+  if (headerEnd === undefined) {
+    // The header is the whole file (no line break after it): no rows, one empty shard.
+    return { header, shards: [], bytes, note: 'the file holds a header and no rows' };
+  }
+  const planned = ranges.filter((range) => range.end > range.start).map((range, index) => ({ ...range, index }));
+  const note = planned.length < shards ? `asked for ${shards} shards; the file has record boundaries for ${planned.length}` : undefined;
+  return { header, shards: planned, bytes, ...(note === undefined ? {} : { note }) };
+}
+
+/**
+ * Where shards 1..n-1 should start at the earliest: n equal slices of the bytes after the header.
+ * @param {number} headerEnd @param {number} bytes @param {number} shards
+ */
+function cutTargets(headerEnd, bytes, shards) {
+  const targets = [];
+  for (let k = 1; k < shards; k++) targets.push(headerEnd + Math.ceil(((bytes - headerEnd) * k) / shards));
+  return targets;
+}
+
+/** @param {Buffer} bytes */
+function isBlank(bytes) {
+  for (const byte of bytes) if (byte !== 0x0a && byte !== 0x0d) return false;
+  return true;
+}
+
+/**
+ * @param {Buffer} bytes  the header record with its line break (and any BOM and empty lines before it)
+ * @param {string} delimiter @param {string} where
+ * @returns {string[]}
+ */
+function parseHeader(bytes, delimiter, where) {
+  if (isBlank(bytes)) throw new Error(`${where} is empty: there is no header to plan shards by; upload the CSV with its header line`);
+  /** @type {string[][]} */
+  let records;
+  try {
+    records = parse(bytes, { delimiter, bom: true, relax_quotes: true, skip_empty_lines: true, record_delimiter: ['\r\n', '\n', '\r'] });
+  } catch (error) {
+    throw new Error(`the header of ${where} cannot be read as CSV (${/** @type {Error} */ (error).message}); fix the first line`, { cause: error });
+  }
+  if (records.length !== 1 || records[0].length === 0) throw new Error(`the header of ${where} cannot be read as one CSV record; fix the first line`);
+  return records[0];
+}
