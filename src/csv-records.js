@@ -18,15 +18,19 @@ import { parse } from 'csv-parse';
  * @property {'MALFORMED_CSV' | 'FIELD_COUNT'} reason
  * @property {string} message
  * @property {string[]} partialFields  what could be read of the record
+ * @property {number} [endByte]  bytes consumed up to the end of this record, when known
  */
 
 /**
  * The parser to pipe bytes into, and `toRow`, which turns each of its outputs, read in order, into a
- * record or a skip with its line number. A continuation parses from the middle of a file: `lineOffset`
- * is the number of lines before its first byte, so that line numbers stay those of the whole file.
- * @param {{ delimiter: string, lineOffset?: number }} options
+ * record or a skip with its line number. A continuation or a shard parses from the middle of a file:
+ * `lineOffset` is the number of lines before its first byte, so that line numbers stay those of the whole
+ * file, and `fieldCount` the header's length, so that every record is held to the header's count (by
+ * default the first record, the header, sets it).
+ * @param {{ delimiter: string, lineOffset?: number, fieldCount?: number }} options
  */
-export function createRecordParser({ delimiter, lineOffset = 0 }) {
+export function createRecordParser({ delimiter, lineOffset = 0, fieldCount }) {
+  let expectedFields = fieldCount;
   // Start line of the next record: the line after the previous record's end, past skipped empty lines.
   // Records and skips pass through one ordered stream, so this bookkeeping runs in file order.
   // csv-parse counts a CRLF inside a quoted field as two lines, so its count is only trusted to say
@@ -51,6 +55,9 @@ export function createRecordParser({ delimiter, lineOffset = 0 }) {
     // strict parsing would read on to the next quote, swallowing the rows between into one bad record.
     relax_quotes: true,
     skip_empty_lines: true,
+    // Field counts are checked in toRow against the header: csv-parse would take the first record it
+    // sees as the reference, which mid-file may be a bad one.
+    relax_column_count: true,
     skip_records_with_error: true,
     // Called while parsing, ahead of records still buffered for the reader: push the skip into the
     // same readable buffer so that the reader sees records and skips in file order.
@@ -87,7 +94,19 @@ export function createRecordParser({ delimiter, lineOffset = 0 }) {
       };
     }
     const { record, info } = output;
-    return { fields: record, line: startLine(info.lines, info.empty_lines, record) + lineOffset, endByte: info.bytes };
+    const line = startLine(info.lines, info.empty_lines, record) + lineOffset;
+    expectedFields ??= record.length;
+    if (record.length !== expectedFields) {
+      return {
+        fields: undefined,
+        line,
+        reason: 'FIELD_COUNT',
+        message: `line ${line}: the record has ${record.length} fields but the header has ${expectedFields}; check for a missing or extra delimiter, or quote fields that contain one`,
+        partialFields: record,
+        endByte: info.bytes,
+      };
+    }
+    return { fields: record, line, endByte: info.bytes };
   }
 
   /** Lines of the file up to the end of the last row returned by toRow. */

@@ -4,11 +4,13 @@
  * The event is an S3 ObjectCreated notification (each record is one import) or a direct payload
  * `{ "bucket": ..., "key": ..., ...options }`. Every job's options are validated before any I/O.
  * A job that cannot finish in one invocation's time goes on from a checkpoint: in a new asynchronous
- * invocation of this function on AWS, or in this process anywhere else.
+ * invocation of this function on AWS, or in this process anywhere else. A job with `shards` (or past
+ * `bytesPerShard`) is cut into byte ranges, each run by its own invocation or worker process (fan-out.js).
  */
 import { clientsFor } from './clients.js';
 import { ConfigError, resolveConfig } from './config.js';
 import { invokeSelf } from './continuation.js';
+import { runShardedJob, wantsShards } from './fan-out.js';
 import { runImport } from './import.js';
 import { logger } from './logger.js';
 
@@ -36,6 +38,10 @@ export async function handler(event, context) {
  */
 export async function runJob(payload, config, context) {
   const clients = clientsFor(config);
+  if (wantsShards(config)) {
+    const job = await runShardedJob(payload, config, { clients, logger, functionArn: context?.invokedFunctionArn });
+    if (job !== undefined) return job;
+  }
   let current = config;
   for (;;) {
     const outcome = await runImport(current, { clients, logger, stopBy: stopTime(current, context) });

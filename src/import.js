@@ -8,7 +8,7 @@
 import { createBatchWriter } from './batch-writer.js';
 import { jobIdFor } from './checkpoint.js';
 import { createRecordParser } from './csv-records.js';
-import { createStatusWriter, shardStatusKey } from './job-status.js';
+import { createStatusWriter, runnerOf, shardStatusKey } from './job-status.js';
 import { createRejectsWriter, rejectsKey } from './rejects.js';
 import { createShuffleWindow } from './shuffle.js';
 import { createItemBuilder, keyIdReader, RowError } from './rows.js';
@@ -117,10 +117,11 @@ export async function runImport(config, { clients, logger, stopBy = Infinity, pu
     key: shardStatusKey(config.statusPrefix, jobId, shardIndex),
     onError: (error) => logger.warn('job status not written', { ...context, error: String(error) }),
   });
+  const runner = runnerOf();
   /** @param {import('./job-status.js').ShardState} state @param {Record<string, unknown>} [extra] */
   const statusNow = (state, extra) => ({
     jobId, shard: shardIndex, shards: shardCount, state, bucket: config.bucket, key: config.key, table: config.table,
-    startedAt, updatedAt: new Date().toISOString(), segments: segment,
+    startedAt, updatedAt: new Date().toISOString(), segments: segment, runner,
     ...summarize(stats, (resume?.seconds ?? 0) + throughput.seconds()),
     rejectsObjects, rejectSample, ...extra,
   });
@@ -138,7 +139,7 @@ export async function runImport(config, { clients, logger, stopBy = Infinity, pu
 
   /** @type {ReturnType<typeof createShuffleWindow<import('./batch-writer.js').Entry>>} */
   const shuffle = createShuffleWindow(config.shuffleWindow, (entry) => writer.add(entry));
-  const { parser, toRow, linesRead } = createRecordParser({ delimiter: config.delimiter, lineOffset: resume?.line ?? shard?.line ?? 0 });
+  const { parser, toRow, linesRead } = createRecordParser({ delimiter: config.delimiter, lineOffset: resume?.line ?? shard?.line ?? 0, fieldCount: header?.length });
   let buildItem = header === undefined ? undefined : createItemBuilder(header, config, source);
   // Bytes of this segment's stream up to the end of the last record handled: the checkpoint's position.
   let bytesDone = 0;
@@ -222,7 +223,7 @@ export async function runImport(config, { clients, logger, stopBy = Infinity, pu
     jobId, bucket: config.bucket, key: config.key, table: config.table, shard: shardIndex, shards: shardCount, startedAt,
     ...summarize(stats, seconds), segments: segment, reopens, rejectsObjects, rejectSample,
   };
-  await status.finish({ ...summary, state: 'done', updatedAt: new Date().toISOString() });
+  await status.finish({ ...summary, state: 'done', updatedAt: new Date().toISOString(), runner });
   logger.info('summary', summary);
   return { done: true, summary };
 }

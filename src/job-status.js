@@ -6,6 +6,7 @@
  * shards that are not done.
  */
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { hostname } from 'node:os';
 
 /** @typedef {'pending' | 'running' | 'done' | 'failed'} ShardState */
 
@@ -26,9 +27,19 @@ import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 /**
  * @typedef {Partial<import('./import.js').ImportSummary> & {
  *   jobId: string, shard: number, shards: number, state: ShardState, updatedAt: string,
- *   rowsRead: number, written: number, rejected: number, error?: string
+ *   rowsRead: number, written: number, rejected: number, error?: string, runner?: ReturnType<typeof runnerOf>
  * }} ShardStatus
  */
+
+/**
+ * Who is running a shard, so that its logs can be found: the Lambda log stream, or the local process.
+ * @returns {{ logGroup?: string, logStream: string } | { pid: number, host: string }}
+ */
+export function runnerOf() {
+  const logStream = process.env.AWS_LAMBDA_LOG_STREAM_NAME;
+  if (logStream !== undefined) return { logGroup: process.env.AWS_LAMBDA_LOG_GROUP_NAME, logStream };
+  return { pid: process.pid, host: hostname() };
+}
 
 /** @param {string} prefix @param {string} jobId */
 export const planKey = (prefix, jobId) => `${prefix}${jobId}/plan.json`;
@@ -55,6 +66,20 @@ export async function putJson(s3, bucket, key, value) {
  * @returns {Promise<any>}  undefined if there is no such object
  */
 export async function getJson(s3, bucket, key) {
+  // An S3-compatible store that does not swap objects atomically (the local emulator) can show a
+  // status object half written, or cut its body short, while a shard replaces it: read it again.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await getJsonOnce(s3, bucket, key);
+    } catch (error) {
+      if (attempt === 3) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+    }
+  }
+}
+
+/** @param {import('@aws-sdk/client-s3').S3Client} s3 @param {string} bucket @param {string} key */
+async function getJsonOnce(s3, bucket, key) {
   let output;
   try {
     output = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
@@ -63,11 +88,16 @@ export async function getJson(s3, bucket, key) {
     const cause = /** @type {Error} */ (error);
     throw new Error(`could not read s3://${bucket}/${key} (${cause.name}: ${cause.message}); reading job status needs s3:GetObject and s3:ListBucket on the bucket`, { cause });
   }
-  const text = (await output.Body?.transformToString('utf8')) ?? '';
+  let text;
+  try {
+    text = (await output.Body?.transformToString('utf8')) ?? '';
+  } catch (error) {
+    throw new Error(`reading s3://${bucket}/${key} failed mid-body (${String(error)})`, { cause: error });
+  }
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new Error(`s3://${bucket}/${key} is not JSON; it is written by the importer and should not be edited`, { cause: error });
+    throw new SyntaxError(`s3://${bucket}/${key} is not JSON; it is written by the importer and should not be edited`, { cause: error });
   }
 }
 

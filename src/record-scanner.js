@@ -11,6 +11,7 @@
 const QUOTE = 0x22;
 const LF = 0x0a;
 const CR = 0x0d;
+const BOM = [0xef, 0xbb, 0xbf];
 
 /**
  * @typedef {object} Boundary
@@ -37,6 +38,8 @@ export function createRecordScanner({ delimiter, onBoundary }) {
   // the boundary is after that LF if there is one.
   let crPending = false;
   let listening = true;
+  // A UTF-8 BOM at the very start is not part of the first field (csv-parse drops it).
+  let bomPossible = true;
 
   /** @param {number} byte */
   function boundary(byte) {
@@ -47,6 +50,11 @@ export function createRecordScanner({ delimiter, onBoundary }) {
   function scan(chunk) {
     const length = chunk.length;
     let i = 0;
+    if (bomPossible) {
+      while (i < length && offset + i < 3 && chunk[i] === BOM[offset + i]) i++;
+      if (offset + i >= 3 || i < length) bomPossible = false;
+      if (offset + i < 3 && i < length) i = 0; // not a BOM after all: scan those bytes
+    }
     if (crPending) {
       crPending = false;
       if (chunk[0] === LF) i = 1;

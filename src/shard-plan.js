@@ -99,9 +99,10 @@ function cutTargets(headerEnd, bytes, shards) {
   return targets;
 }
 
-/** @param {Buffer} bytes */
+/** Nothing but line breaks, after a BOM if there is one. @param {Buffer} bytes */
 function isBlank(bytes) {
-  for (const byte of bytes) if (byte !== 0x0a && byte !== 0x0d) return false;
+  const from = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
+  for (let i = from; i < bytes.length; i++) if (bytes[i] !== 0x0a && bytes[i] !== 0x0d) return false;
   return true;
 }
 

@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { handler } from '../src/handler.js';
-import { generatedCsv, summaryOf } from './support/imports.js';
+import { generatedCsv, mixedCsv, summaryOf } from './support/imports.js';
 import { openSource } from '../src/s3-source.js';
 import { startFaultProxy } from './support/fault-proxy.js';
 import { startLambdaEndpoint } from './support/lambda-endpoint.js';
@@ -52,37 +52,6 @@ async function expectExactly(table, ids) {
   expect(items.length).toBe(ids.length);
   expect(found.size).toBe(ids.length);
   expect(ids.filter((id) => !found.has(id))).toEqual([]);
-}
-
-/**
- * A CSV of `rows` data rows with bad rows and multi-line rows at known places, and what it should give.
- * @param {number} rows
- */
-function mixedCsv(rows) {
-  let csv = 'id,name,n\n';
-  let line = 1;
-  /** @type {string[]} */
-  const good = [];
-  /** @type {Record<string, number[]>} */
-  const rejected = { FIELD_COUNT: [], INVALID_NUMBER: [] };
-  for (let i = 1; i <= rows; i++) {
-    line++;
-    if (i % 1000 === 0) {
-      csv += `r${i},short\n`;
-      rejected.FIELD_COUNT.push(line);
-    } else if (i % 1500 === 0) {
-      csv += `r${i},name ${i},not-a-number\n`;
-      rejected.INVALID_NUMBER.push(line);
-    } else if (i % 500 === 0) {
-      csv += `r${i},"two\nlines ${i}",${i}\n`;
-      good.push(`r${i}`);
-      line++;
-    } else {
-      csv += `r${i},name ${i},${i}\n`;
-      good.push(`r${i}`);
-    }
-  }
-  return { csv, good, rejected };
 }
 
 /** Lines by reason in a job's rejects files. @param {string[]} keys */

@@ -1,0 +1,170 @@
+/**
+ * A sharded job: plan the shards once (or read the plan a first run left), then start every shard that
+ * is not done: one asynchronous invocation of this function per shard on AWS, one worker process per
+ * shard anywhere else. Each shard is an ordinary import of its byte range, with its own rejects files,
+ * status object and continuations; the job's maxWcu is split evenly between them.
+ */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import pLimit from 'p-limit';
+import { jobIdFor } from './checkpoint.js';
+import { invokeSelf } from './continuation.js';
+import { getJson, planKey, putJson, readJobStatus, shardStatusKey } from './job-status.js';
+import { openSource } from './s3-source.js';
+import { planShards } from './shard-plan.js';
+
+/** @typedef {import('./config.js').ImportConfig} ImportConfig */
+/** @typedef {import('./job-status.js').JobPlan} JobPlan */
+
+const WORKER = fileURLToPath(new URL('./shard-worker.js', import.meta.url));
+
+/** Options of the job that do not pass on to its shards. */
+const JOB_ONLY = ['shards', 'bytesPerShard', 'checkpoint', 'shard'];
+
+/**
+ * True when the job asks to be sharded (it may still turn out to be one shard, see planJob).
+ * @param {Readonly<ImportConfig>} config
+ */
+export function wantsShards(config) {
+  return config.shard === undefined && config.checkpoint === undefined && (config.shards > 1 || config.bytesPerShard !== undefined);
+}
+
+/**
+ * The job's plan: the one in the bucket if a run of this object version made one, else a new one.
+ * Undefined when the file is small enough for one shard (bytesPerShard) and no plan exists.
+ * @param {Readonly<ImportConfig>} config
+ * @param {import('@aws-sdk/client-s3').S3Client} s3
+ * @returns {Promise<JobPlan | undefined>}
+ */
+export async function planJob(config, s3) {
+  const where = `s3://${config.bucket}/${config.key}`;
+  const source = await openSource(s3, config.bucket, config.key, { idleTimeoutMs: config.readIdleTimeoutMs, maxReopens: config.maxReopens });
+  const jobId = jobIdFor(config.bucket, config.key, source.etag);
+  /** @type {JobPlan | undefined} */
+  const existing = await getJson(s3, config.bucket, planKey(config.statusPrefix, jobId));
+  if (existing !== undefined) {
+    source.body.destroy();
+    return existing;
+  }
+  const wanted = config.shards > 1 ? config.shards : Math.ceil(source.contentLength / (config.bytesPerShard ?? Infinity));
+  if (wanted <= 1) {
+    source.body.destroy();
+    return undefined;
+  }
+  const planned = await planShards(source.body, { bytes: source.contentLength, shards: wanted, delimiter: config.delimiter, where });
+  /** @type {JobPlan} */
+  const plan = {
+    jobId,
+    bucket: config.bucket,
+    key: config.key,
+    etag: source.etag,
+    bytes: source.contentLength,
+    header: planned.header,
+    shards: planned.shards,
+    maxWcu: config.maxWcu,
+    createdAt: new Date().toISOString(),
+    ...(planned.note === undefined ? {} : { note: planned.note }),
+  };
+  await putJson(s3, config.bucket, planKey(config.statusPrefix, jobId), plan);
+  return plan;
+}
+
+/**
+ * The payload of each shard, from the job's payload.
+ * @param {Record<string, unknown>} payload
+ * @param {JobPlan} plan
+ * @returns {Array<Record<string, unknown>>}
+ */
+export function shardPayloads(payload, plan) {
+  const common = Object.fromEntries(Object.entries(payload).filter(([name]) => !JOB_ONLY.includes(name)));
+  const count = plan.shards.length;
+  const maxWcu = plan.maxWcu === undefined ? undefined : Math.max(1, Math.floor(plan.maxWcu / count));
+  return plan.shards.map((range) => ({
+    ...common,
+    ...(maxWcu === undefined ? {} : { maxWcu }),
+    shard: { jobId: plan.jobId, etag: plan.etag, index: range.index, count, start: range.start, end: range.end, line: range.line, header: plan.header },
+  }));
+}
+
+/**
+ * @typedef {object} FanOutDeps
+ * @property {import('./clients.js').Clients} clients
+ * @property {import('./import.js').Logger} logger
+ * @property {string | undefined} functionArn  this invocation's ARN; needed on AWS
+ */
+
+/**
+ * Runs a sharded job. On AWS it starts the shards and returns at once; locally it waits for them and
+ * returns the job's status. Undefined when the job turns out to need no sharding.
+ * @param {Record<string, unknown>} payload
+ * @param {Readonly<ImportConfig>} config
+ * @param {FanOutDeps} deps
+ */
+export async function runShardedJob(payload, config, { clients, logger, functionArn }) {
+  const plan = await planJob(config, clients.s3);
+  if (plan === undefined) return undefined;
+  const status = await readJobStatus(clients.s3, config.bucket, config.statusPrefix, plan.jobId);
+  const payloads = shardPayloads(payload, plan);
+  const todo = payloads.filter((_, index) => status?.shards[index]?.state !== 'done');
+  const skipped = payloads.length - todo.length;
+  logger.info('job planned', { jobId: plan.jobId, bucket: config.bucket, key: config.key, shards: plan.shards.length, starting: todo.length, alreadyDone: skipped, note: plan.note });
+
+  if (config.continuation === 'invoke') {
+    if (functionArn === undefined) throw new Error('a sharded job on AWS needs the Lambda context (invokedFunctionArn) to start its shards');
+    // Each shard is a separate asynchronous invocation, with Lambda's own retries and on-failure queue.
+    const limit = pLimit(16);
+    await Promise.all(todo.map((shardPayload) => limit(() => invokeSelf(config, functionArn, shardPayload))));
+    return { jobId: plan.jobId, shards: plan.shards.length, started: todo.length, alreadyDone: skipped, statusPrefix: `s3://${config.bucket}/${config.statusPrefix}${plan.jobId}/`, note: plan.note };
+  }
+
+  const workers = startLocalShards(todo);
+  const results = await workers.done;
+  for (const result of results) {
+    if (result.code === 0) continue;
+    // A worker that died without saying so (killed, out of memory): record it, so that the job shows it failed.
+    await markFailedIfUnfinished(clients.s3, config, plan.jobId, result.index, `worker process exited with ${result.signal ?? `code ${result.code}`}`);
+  }
+  const final = await readJobStatus(clients.s3, config.bucket, config.statusPrefix, plan.jobId);
+  if (final === undefined) throw new Error(`job ${plan.jobId} left no status in s3://${config.bucket}/${config.statusPrefix}`);
+  const summary = { jobId: plan.jobId, bucket: config.bucket, key: config.key, table: config.table, shards: plan.shards.length, started: todo.length, alreadyDone: skipped, ...final.total, note: plan.note };
+  logger.info('job summary', summary);
+  if (final.total.state !== 'done') {
+    const failed = final.shards.filter((s) => s.state !== 'done').map((s) => `shard ${s.shard + 1}: ${s.error ?? s.state}`);
+    throw new Error(`job ${plan.jobId}: ${failed.length} of ${plan.shards.length} shards did not finish (${failed.join('; ')}); run the job again to re-run only those`);
+  }
+  return summary;
+}
+
+/**
+ * @param {import('@aws-sdk/client-s3').S3Client} s3
+ * @param {Readonly<ImportConfig>} config
+ * @param {string} jobId @param {number} index @param {string} error
+ */
+async function markFailedIfUnfinished(s3, config, jobId, index, error) {
+  const key = shardStatusKey(config.statusPrefix, jobId, index);
+  const current = await getJson(s3, config.bucket, key);
+  if (current?.state === 'done' || current?.state === 'failed') return;
+  await putJson(s3, config.bucket, key, { ...(current ?? { jobId, shard: index, rowsRead: 0, written: 0, rejected: 0 }), state: 'failed', error, updatedAt: new Date().toISOString() });
+}
+
+/**
+ * One worker process per shard payload, all at once, with this process's environment and output.
+ * @param {Array<Record<string, unknown>>} payloads
+ * @returns {{ children: import('node:child_process').ChildProcess[], done: Promise<Array<{ index: number, code: number | null, signal: NodeJS.Signals | null }>> }}
+ */
+export function startLocalShards(payloads) {
+  // This process has already shown the SDK's warning about the Node version, if it applies; N copies say no more.
+  const env = { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
+  const children = payloads.map((payload) => spawn(process.execPath, [WORKER], { env: { ...env, SHARD_PAYLOAD: JSON.stringify(payload) }, stdio: ['ignore', 'inherit', 'inherit'] }));
+  const done = Promise.all(
+    children.map(
+      (child, i) =>
+        new Promise((resolve) => {
+          const index = /** @type {{ shard: { index: number } }} */ (payloads[i]).shard.index;
+          child.once('error', () => resolve({ index, code: -1, signal: null }));
+          child.once('exit', (code, signal) => resolve({ index, code, signal }));
+        }),
+    ),
+  );
+  return { children, done: /** @type {any} */ (done) };
+}

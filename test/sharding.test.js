@@ -1,0 +1,153 @@
+/**
+ * Sharded jobs on the local servers: one file cut into byte ranges, each imported by its own worker
+ * process, with job status in the bucket. Every good row lands once, rejects keep their true lines, a
+ * killed worker's shard is re-run alone, and a job's maxWcu holds for all its shards together.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { startCapacityModel } from '../bench/capacity-model.js';
+import { handler } from '../src/handler.js';
+import { readJobStatus } from '../src/job-status.js';
+import { generatedCsv, mixedCsv } from './support/imports.js';
+import { createTable, readObject, readRejects, scanAll, TEST_BUCKET, upload, useLocalServers } from './support/local.js';
+
+const { env, dynamodb, s3 } = useLocalServers();
+
+/** @type {Array<() => Promise<void> | void>} */
+let cleanups = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup();
+  cleanups = [];
+  Object.assign(process.env, env);
+});
+
+/** @param {string} table @param {string[]} ids */
+async function expectExactly(table, ids) {
+  const items = await scanAll(dynamodb, table);
+  expect(items.length).toBe(ids.length);
+  expect(new Set(items.map((item) => item.id.S))).toEqual(new Set(ids));
+}
+
+/** Lines by reason in rejects files. @param {string[]} keys */
+async function rejectedLines(keys) {
+  /** @type {Record<string, number[]>} */
+  const found = {};
+  for (const key of keys) {
+    const [, ...rows] = await readRejects(s3, key);
+    for (const [line, reason] of rows) (found[reason] ??= []).push(Number(line));
+  }
+  for (const lines of Object.values(found)) lines.sort((a, b) => a - b);
+  return found;
+}
+
+/** @param {unknown} result */
+const jobSummaryOf = (result) => /** @type {import('../src/job-status.js').JobStatus['total'] & { jobId: string, shards: number, started: number, alreadyDone: number }} */ (result);
+
+describe('a sharded job', () => {
+  it('fans a file with quoted newlines, bad rows and duplicate keys out over 8 worker processes: every good row once, rejects at their true lines', async () => {
+    const table = await createTable(dynamodb);
+    const { csv, good, rejected, goodRows } = mixedCsv(24_000, { duplicates: true });
+    await upload(s3, 'sharded/mixed.csv', csv);
+
+    const job = jobSummaryOf(await handler({ bucket: TEST_BUCKET, key: 'sharded/mixed.csv', table, columnTypes: 'n:N', shards: 8 }));
+
+    const rejectedCount = rejected.FIELD_COUNT.length + rejected.INVALID_NUMBER.length;
+    expect(job).toMatchObject({ shards: 8, started: 8, alreadyDone: 0, state: 'done', rowsRead: 24_000, rejected: rejectedCount, balanced: true });
+    expect(job.written + job.duplicatesCollapsed).toBe(goodRows);
+    expect(job.rejectedByReason).toEqual({ FIELD_COUNT: rejected.FIELD_COUNT.length, INVALID_NUMBER: rejected.INVALID_NUMBER.length });
+    // Each shard that rejected something wrote its own rejects file, with the file's line numbers.
+    expect(job.rejectsObjects.length).toBeGreaterThanOrEqual(2);
+    expect(job.rejectsObjects.every((key) => key.includes(`/${job.jobId}/shard-`))).toBe(true);
+    expect(await rejectedLines(job.rejectsObjects)).toEqual(rejected);
+    await expectExactly(table, good);
+
+    // The status in the bucket says the same, shard by shard.
+    const status = await readJobStatus(s3, TEST_BUCKET, '_imports/', job.jobId);
+    expect(status?.plan?.shards.length).toBe(8);
+    expect(status?.shards.map((shard) => shard.state)).toEqual(Array(8).fill('done'));
+    expect(status?.shards.reduce((sum, shard) => sum + shard.rowsRead, 0)).toBe(24_000);
+    expect(status?.plan?.header).toEqual(['id', 'name', 'n']);
+
+    // Run again, the job is done: nothing is started.
+    const again = jobSummaryOf(await handler({ bucket: TEST_BUCKET, key: 'sharded/mixed.csv', table, columnTypes: 'n:N', shards: 8 }));
+    expect(again).toMatchObject({ started: 0, alreadyDone: 8, state: 'done', rowsRead: 24_000 });
+  });
+
+  it('re-runs only the shard whose worker was killed, and ends with exact totals', async () => {
+    const table = await createTable(dynamodb);
+    const { csv, good, rejected, goodRows } = mixedCsv(40_000);
+    await upload(s3, 'sharded/killed.csv', csv);
+    const payload = { bucket: TEST_BUCKET, key: 'sharded/killed.csv', table, columnTypes: 'n:N', shards: 4, logIntervalMs: 100, concurrency: 4 };
+
+    const firstRun = handler(payload).then(
+      () => undefined,
+      (/** @type {Error} */ error) => error,
+    );
+    // Kill one worker once its shard is under way (its status names its process).
+    const victim = await waitFor(async () => {
+      const plan = await findPlan('sharded/killed.csv');
+      if (plan === undefined) return undefined;
+      const status = await readJobStatus(s3, TEST_BUCKET, '_imports/', plan.jobId);
+      return status?.shards.find((shard) => shard.state === 'running' && shard.written > 0 && shard.runner !== undefined && 'pid' in shard.runner);
+    });
+    process.kill(/** @type {{ pid: number }} */ (victim.runner).pid, 'SIGKILL');
+    const error = await firstRun;
+    expect(error?.message).toMatch(new RegExp(`1 of 4 shards did not finish \\(shard ${victim.shard + 1}: worker process exited with SIGKILL\\)`));
+
+    const afterKill = await readJobStatus(s3, TEST_BUCKET, '_imports/', victim.jobId);
+    expect(afterKill?.shards.map((shard) => shard.state)).toEqual([0, 1, 2, 3].map((i) => (i === victim.shard ? 'failed' : 'done')));
+    expect(afterKill?.total.state).toBe('failed');
+
+    const rerun = jobSummaryOf(await handler(payload));
+    expect(rerun).toMatchObject({ started: 1, alreadyDone: 3, state: 'done', rowsRead: 40_000, written: goodRows, rejected: rejected.FIELD_COUNT.length + rejected.INVALID_NUMBER.length, balanced: true });
+    expect(await rejectedLines(rerun.rejectsObjects)).toEqual(rejected);
+    await expectExactly(table, good);
+  });
+
+  it('splits the job maxWcu across its shards, so that together they stay under it', async () => {
+    const model = await startCapacityModel({});
+    cleanups.push(() => model.stop());
+    process.env.DYNAMODB_ENDPOINT = model.endpoint;
+    await upload(s3, 'sharded/capped.csv', generatedCsv(24_000, 3));
+
+    const maxWcu = 6_000;
+    const job = jobSummaryOf(await handler({ bucket: TEST_BUCKET, key: 'sharded/capped.csv', table: 'capped-table', shards: 4, maxWcu }));
+    expect(job).toMatchObject({ state: 'done', rowsRead: 24_000, written: 24_000, balanced: true });
+
+    const { totals, perSecond } = model.stats();
+    expect(totals.items).toBe(24_000);
+    const busySeconds = perSecond.filter((second) => second.wcu > 0);
+    const peak = Math.max(...busySeconds.map((second) => second.wcu));
+    console.info(JSON.stringify({ figures: 'job maxWcu over 4 shards', maxWcu, perShard: maxWcu / 4, wcuPerSecond: busySeconds.map((second) => second.wcu) }));
+    // Each shard's bucket starts full (one second's worth), so the first second may reach maxWcu, never much past it.
+    expect(peak).toBeLessThanOrEqual(maxWcu * 1.1);
+    // The whole took at least the time the cap allows (minus the first second's full buckets).
+    expect(busySeconds.length).toBeGreaterThanOrEqual(Math.floor(totals.wcu / maxWcu) - 1);
+  });
+});
+
+/** @param {string} key */
+async function findPlan(key) {
+  const { ListObjectsV2Command } = await import('@aws-sdk/client-s3');
+  const listed = await s3.send(new ListObjectsV2Command({ Bucket: TEST_BUCKET, Prefix: '_imports/' }));
+  for (const object of listed.Contents ?? []) {
+    if (!object.Key?.endsWith('/plan.json')) continue;
+    const plan = JSON.parse(await readObject(s3, object.Key));
+    if (plan.key === key) return /** @type {import('../src/job-status.js').JobPlan} */ (plan);
+  }
+  return undefined;
+}
+
+/**
+ * @template T
+ * @param {() => Promise<T | undefined>} probe
+ * @returns {Promise<T>}
+ */
+async function waitFor(probe, timeoutMs = 60_000) {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`waited ${timeoutMs} ms in vain`);
+}
