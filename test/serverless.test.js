@@ -51,9 +51,12 @@ describe('sls package', () => {
     expect(dynamo.Resource).toEqual({ 'Fn::GetAtt': ['ImportTable', 'Arn'] });
     const s3 = statements.find((/** @type {any} */ s) => [s.Action].flat().includes('s3:GetObject'));
     expect(s3.Resource).toBe('arn:aws:s3:::csv-import-dev-us-east-1-source/*');
-    const rejects = statements.find((/** @type {any} */ s) => [s.Action].flat().includes('s3:PutObject'));
-    expect(rejects.Resource).toBe('arn:aws:s3:::csv-import-dev-us-east-1-source/rejects/*');
+    const writes = statements.find((/** @type {any} */ s) => [s.Action].flat().includes('s3:PutObject'));
+    expect(writes.Resource).toEqual(['arn:aws:s3:::csv-import-dev-us-east-1-source/rejects/*', 'arn:aws:s3:::csv-import-dev-us-east-1-source/_imports/*']);
     expect(fnEnvironment().REJECTS_PREFIX).toBe('rejects/');
+    expect(fnEnvironment().STATUS_PREFIX).toBe('_imports/');
+    const list = statements.find((/** @type {any} */ s) => [s.Action].flat().includes('s3:ListBucket'));
+    expect(list.Resource).toBe('arn:aws:s3:::csv-import-dev-us-east-1-source');
   });
 
   it('lets the function invoke itself, and nothing else, to continue a long import', () => {
@@ -66,6 +69,23 @@ describe('sls package', () => {
     const arns = invoke[0].Resource.map((/** @type {any} */ r) => r['Fn::Join'][1].map((/** @type {any} */ part) => (typeof part === 'string' ? part : `{${part.Ref}}`)).join(''));
     expect(arns).toEqual([`arn:aws:lambda:{AWS::Region}:{AWS::AccountId}:function:${functionName}`, `arn:aws:lambda:{AWS::Region}:{AWS::AccountId}:function:${functionName}:*`]);
     expect(fnEnvironment().ALLOWED_TABLES).toBe('');
+  });
+
+  it('sends an asynchronous invocation that failed three times to an encrypted queue, and may send only there', () => {
+    const queue = template.Resources.FailedInvocationsQueue;
+    expect(queue.Type).toBe('AWS::SQS::Queue');
+    expect(queue.Properties).toMatchObject({ QueueName: 'csv-import-dev-failed-invocations', SqsManagedSseEnabled: true, MessageRetentionPeriod: 1209600 });
+    const [config] = resourcesOf('AWS::Lambda::EventInvokeConfig');
+    expect(config.Properties).toMatchObject({
+      FunctionName: { Ref: 'ImportLambdaFunction' },
+      MaximumRetryAttempts: 2,
+      DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': ['FailedInvocationsQueue', 'Arn'] } } },
+    });
+    const statements = template.Resources.IamRoleLambdaExecution.Properties.Policies.flatMap((/** @type {any} */ p) => p.PolicyDocument.Statement);
+    const send = statements.filter((/** @type {any} */ s) => [s.Action].flat().some((action) => action.startsWith('sqs:')));
+    expect(send).toHaveLength(1);
+    expect([send[0].Action].flat()).toEqual(['sqs:SendMessage']);
+    expect([send[0].Resource].flat()).toEqual([{ 'Fn::GetAtt': ['FailedInvocationsQueue', 'Arn'] }]);
   });
 
   it('has an on-demand table with point-in-time recovery, keyed on id', () => {
