@@ -53,6 +53,20 @@ function prng(seed) {
   };
 }
 
+/** PRNG draws per row, at most (20 today), so that disjointSeed can space files apart. */
+const DRAWS_PER_ROW = 32;
+
+/**
+ * The seed of part `part` of a set of files of `rows` rows each, such that no two parts share a row:
+ * mulberry32's state only advances by a constant, so each part starts where the previous part's draws
+ * would end (up to 2^32 draws in all, about 130 million rows).
+ * @param {number} seed @param {number} part 0-based @param {number} rows rows per part
+ */
+export function disjointSeed(seed, part, rows) {
+  if ((part + 1) * rows * DRAWS_PER_ROW > 2 ** 32) throw new Error(`${part + 1} parts of ${rows} rows are more than one PRNG cycle can keep apart`);
+  return (seed + Math.imul(part * rows * DRAWS_PER_ROW, 0x6d2b79f5)) >>> 0;
+}
+
 /**
  * Rows as CSV text, in chunks of ROWS_PER_CHUNK rows.
  * @param {{ rows: number, seed: number, sorted: boolean }} options

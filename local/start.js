@@ -11,7 +11,11 @@ import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
 import { resolveConfig } from '../src/config.js';
 import { uploadStream, writeCsv } from '../data-generator/generate.js';
-import { startLocalServers, stopOnSignals } from './servers.js';
+import { HeadObjectCommand } from '@aws-sdk/client-s3';
+import { jobIdFor } from '../src/checkpoint.js';
+import { S3RVER_CREDENTIALS } from './s3-emulator.js';
+import { LOCAL_REGION, startLocalServers, stopOnSignals } from './servers.js';
+import { writeLocalSession } from './session.js';
 
 const HELP = `Usage: npm start -- [options]
 
@@ -33,6 +37,9 @@ Import options (the same as the Lambda payload's):
   --backoff-cap-ms N    largest backoff ceiling (default 5000)
   --log-interval-ms N   throughput line period (default 1000)
   --segment-ms N        hand over to a continuation every N ms (shows the 15-minute path; default off)
+  --shards N            cut the file into N byte ranges, each imported by its own worker process
+  --bytes-per-shard N   shard a file past N bytes, one shard per N bytes
+  --max-wcu N           most write capacity units per second, for the whole job (split across shards)
   --rejects-prefix P    where rejects files go in the bucket (default rejects/)
   --help                this text`;
 
@@ -48,6 +55,9 @@ const OPTION_FLAGS = {
   'backoff-cap-ms': 'backoffCapMs',
   'log-interval-ms': 'logIntervalMs',
   'segment-ms': 'segmentMs',
+  shards: 'shards',
+  'bytes-per-shard': 'bytesPerShard',
+  'max-wcu': 'maxWcu',
   'rejects-prefix': 'rejectsPrefix',
 };
 
@@ -91,6 +101,7 @@ async function main() {
   log('Starting DynamoDB Local and the S3 emulator on 127.0.0.1...');
   const servers = await startLocalServers({ buckets: [BUCKET] });
   stopOnSignals(servers);
+  const removeSession = writeLocalSession({ s3Endpoint: servers.s3Endpoint, region: LOCAL_REGION, bucket: BUCKET, credentials: S3RVER_CREDENTIALS });
   try {
     const keyType = (/** @type {string} */ column) => (config.columnTypes[column] === 'N' ? 'N' : 'S');
     await servers.createTable(TABLE, {
@@ -108,6 +119,10 @@ async function main() {
       await uploadStream(servers.s3, BUCKET, key, (body) => writeCsv(body, { rows, seed: 42, sorted: false }));
     }
 
+    const head = await servers.s3.send(new HeadObjectCommand({ Bucket: BUCKET, Key: key }));
+    const jobId = jobIdFor(BUCKET, key, (head.ETag ?? '').replaceAll('"', ''));
+    log(`Job ${jobId}; in another terminal, while this runs: npm run status -- ${jobId} --watch`);
+
     Object.assign(process.env, servers.env, { TABLE_NAME: TABLE });
     const { handler } = await import('../src/handler.js');
     log('Importing (one JSON line a second, then the summary)...');
@@ -123,6 +138,7 @@ async function main() {
     process.stdout.write(`${JSON.stringify({ ...summary, tableItems: items })}\n`);
     if (items !== expected) process.exitCode = 1;
   } finally {
+    removeSession();
     await servers.stop();
   }
 }

@@ -16,7 +16,7 @@ import { planShards } from './shard-plan.js';
 /** @typedef {import('./config.js').ImportConfig} ImportConfig */
 /** @typedef {import('./job-status.js').JobPlan} JobPlan */
 
-const WORKER = fileURLToPath(new URL('./shard-worker.js', import.meta.url));
+const WORKER = fileURLToPath(new URL('./local-worker.js', import.meta.url));
 
 /** Options of the job that do not pass on to its shards. */
 const JOB_ONLY = ['shards', 'bytesPerShard', 'checkpoint', 'shard'];
@@ -117,12 +117,12 @@ export async function runShardedJob(payload, config, { clients, logger, function
     return { jobId: plan.jobId, shards: plan.shards.length, started: todo.length, alreadyDone: skipped, statusPrefix: `s3://${config.bucket}/${config.statusPrefix}${plan.jobId}/`, note: plan.note };
   }
 
-  const workers = startLocalShards(todo);
-  const results = await workers.done;
-  for (const result of results) {
+  const results = await startLocalWorkers(todo).done;
+  for (const [i, result] of results.entries()) {
     if (result.code === 0) continue;
     // A worker that died without saying so (killed, out of memory): record it, so that the job shows it failed.
-    await markFailedIfUnfinished(clients.s3, config, plan.jobId, result.index, `worker process exited with ${result.signal ?? `code ${result.code}`}`);
+    const index = /** @type {{ shard: { index: number } }} */ (todo[i]).shard.index;
+    await markFailedIfUnfinished(clients.s3, config, plan.jobId, index, `worker process exited with ${result.signal ?? `code ${result.code}`}`);
   }
   const final = await readJobStatus(clients.s3, config.bucket, config.statusPrefix, plan.jobId);
   if (final === undefined) throw new Error(`job ${plan.jobId} left no status in s3://${config.bucket}/${config.statusPrefix}`);
@@ -148,23 +148,29 @@ async function markFailedIfUnfinished(s3, config, jobId, index, error) {
 }
 
 /**
- * One worker process per shard payload, all at once, with this process's environment and output.
+ * One worker process per payload (a shard, or a whole job), all at once, with this process's
+ * environment. `done` gives each worker's exit, in the order of the payloads.
  * @param {Array<Record<string, unknown>>} payloads
- * @returns {{ children: import('node:child_process').ChildProcess[], done: Promise<Array<{ index: number, code: number | null, signal: NodeJS.Signals | null }>> }}
+ * @param {{ output?: (index: number) => number }} [options]  a file descriptor for each worker's logs; default: this process's
+ * @returns {{ children: import('node:child_process').ChildProcess[], done: Promise<Array<{ code: number | null, signal: NodeJS.Signals | null }>> }}
  */
-export function startLocalShards(payloads) {
+export function startLocalWorkers(payloads, { output } = {}) {
   // This process has already shown the SDK's warning about the Node version, if it applies; N copies say no more.
   const env = { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
-  const children = payloads.map((payload) => spawn(process.execPath, [WORKER], { env: { ...env, SHARD_PAYLOAD: JSON.stringify(payload) }, stdio: ['ignore', 'inherit', 'inherit'] }));
+  const children = payloads.map((payload, i) => {
+    const out = output?.(i) ?? 'inherit';
+    return spawn(process.execPath, [WORKER], { env: { ...env, SHARD_PAYLOAD: JSON.stringify(payload) }, stdio: ['ignore', out, out] });
+  });
   const done = Promise.all(
     children.map(
-      (child, i) =>
-        new Promise((resolve) => {
-          const index = /** @type {{ shard: { index: number } }} */ (payloads[i]).shard.index;
-          child.once('error', () => resolve({ index, code: -1, signal: null }));
-          child.once('exit', (code, signal) => resolve({ index, code, signal }));
-        }),
+      (child) =>
+        /** @type {Promise<{ code: number | null, signal: NodeJS.Signals | null }>} */ (
+          new Promise((resolve) => {
+            child.once('error', () => resolve({ code: -1, signal: null }));
+            child.once('exit', (code, signal) => resolve({ code, signal }));
+          })
+        ),
     ),
   );
-  return { children, done: /** @type {any} */ (done) };
+  return { children, done };
 }
