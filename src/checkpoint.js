@@ -33,6 +33,7 @@ export function jobIdFor(bucket, key, etag) {
  * @property {string[]} rejectsObjects  keys of the rejects objects written so far
  * @property {Array<{ line: number, reason: string }>} rejectSample
  * @property {string} [startedAt]  when the job's (or shard's) first segment started, ISO 8601
+ * @property {boolean} [gzip]  the object is gzip-compressed: `byte` counts decompressed bytes
  */
 
 /**
@@ -99,7 +100,8 @@ export function parseCheckpoint(raw, name) {
     c.totals.rejectedByReason !== null && typeof c.totals.rejectedByReason === 'object' &&
     Object.values(c.totals.rejectedByReason).every(isCount) &&
     Array.isArray(c.rejectsObjects) && c.rejectsObjects.every((/** @type {unknown} */ k) => typeof k === 'string') &&
-    Array.isArray(c.rejectSample);
+    Array.isArray(c.rejectSample) &&
+    (c.gzip === undefined || typeof c.gzip === 'boolean');
   if (!ok) throw new ConfigError(name, '(a malformed checkpoint)', fix);
   return /** @type {Checkpoint} */ (c);
 }

@@ -12,6 +12,7 @@ import { invokeSelf } from './continuation.js';
 import { getJson, planKey, putJson, readJobStatus, shardStatusKey } from './job-status.js';
 import { openSource } from './s3-source.js';
 import { planShards } from './shard-plan.js';
+import { isGzip, peek } from './source-encoding.js';
 
 /** @typedef {import('./config.js').ImportConfig} ImportConfig */
 /** @typedef {import('./job-status.js').JobPlan} JobPlan */
@@ -31,7 +32,7 @@ export function wantsShards(config) {
 
 /**
  * The job's plan: the one in the bucket if a run of this object version made one, else a new one.
- * Undefined when the file is small enough for one shard (bytesPerShard) and no plan exists.
+ * Undefined when the file is small enough for one shard (bytesPerShard) or gzip-compressed, and no plan exists.
  * @param {Readonly<ImportConfig>} config
  * @param {import('@aws-sdk/client-s3').S3Client} s3
  * @returns {Promise<JobPlan | undefined>}
@@ -47,11 +48,13 @@ export async function planJob(config, s3) {
     return existing;
   }
   const wanted = config.shards > 1 ? config.shards : Math.ceil(source.contentLength / (config.bytesPerShard ?? Infinity));
-  if (wanted <= 1) {
-    source.body.destroy();
+  const { first, body } = await peek(source.body);
+  // A gzip stream cannot be entered mid-way: the job runs as one import, whose summary says so.
+  if (wanted <= 1 || isGzip(first)) {
+    body.destroy();
     return undefined;
   }
-  const planned = await planShards(source.body, { bytes: source.contentLength, shards: wanted, delimiter: config.delimiter, where });
+  const planned = await planShards(body, { bytes: source.contentLength, shards: wanted, delimiter: config.delimiter, where });
   /** @type {JobPlan} */
   const plan = {
     jobId,

@@ -15,6 +15,7 @@ import { createItemBuilder, keyIdReader, RowError } from './rows.js';
 import { runningInLambda } from './config.js';
 import { createMetricsPublisher } from './metrics.js';
 import { openSource } from './s3-source.js';
+import { csvBytes } from './source-encoding.js';
 import { checkTable } from './table-check.js';
 import { countRejection, createStats, startThroughputLog, summarize, totalsOf } from './throughput.js';
 
@@ -25,7 +26,7 @@ import { countRejection, createStats, startThroughputLog, summarize, totalsOf } 
  * @typedef {ReturnType<typeof summarize> & {
  *   jobId: string, bucket: string, key: string, table: string, segments: number, reopens: number,
  *   rejectsObjects: string[], rejectSample: Array<{ line: number, reason: string }>,
- *   shard: number, shards: number, startedAt: string
+ *   shard: number, shards: number, startedAt: string, note?: string
  * }} ImportSummary
  */
 /** @typedef {{ done: true, summary: ImportSummary } | { done: false, checkpoint: Checkpoint }} SegmentOutcome */
@@ -65,14 +66,17 @@ export async function runImport(config, { clients, logger, stopBy = Infinity, pu
 
   const context = { jobId: resume?.jobId ?? shard?.jobId, shard: shard?.index ?? 0, segment, bucket: config.bucket, key: config.key, table: config.table };
   await checkTable(clients.dynamodb, config);
+  // A compressed file is read from its start by every segment (see source-encoding.js).
+  const resumeGzip = resume?.gzip === true;
   const source = await openSource(clients.s3, config.bucket, config.key, {
-    start: startByte,
+    start: resumeGzip ? 0 : startByte,
     end: shard?.end,
     etag: resume?.etag ?? shard?.etag,
     idleTimeoutMs: config.readIdleTimeoutMs,
     maxReopens: config.maxReopens,
     onReopen: (event) => logger.warn('source re-opened', { ...context, ...event }),
   });
+  const input = await csvBytes(source.body, { skip: resumeGzip ? startByte : 0 });
   const jobId = resume?.jobId ?? shard?.jobId ?? jobIdFor(config.bucket, config.key, source.etag);
   context.jobId = jobId;
   const shardIndex = shard?.index ?? 0;
@@ -145,8 +149,8 @@ export async function runImport(config, { clients, logger, stopBy = Infinity, pu
   let bytesDone = 0;
   let handOver = false;
   try {
-    source.body.on('error', (error) => parser.destroy(error));
-    source.body.pipe(parser);
+    input.body.on('error', (error) => parser.destroy(error));
+    input.body.pipe(parser);
     for await (const output of parser) {
       const row = toRow(output);
       if (row.fields === undefined) {
@@ -175,13 +179,14 @@ export async function runImport(config, { clients, logger, stopBy = Infinity, pu
       if (rejects.backlogged()) await rejects.drained();
       bytesDone = row.endByte;
       if ((stats.rowsRead & 63) === 0 && performance.now() > stopBy) {
-        handOver = startByte + bytesDone < source.end;
+        handOver = input.gzip || startByte + bytesDone < source.end;
         if (handOver) break;
       }
     }
     await shuffle.drain();
     await writer.flush();
   } catch (error) {
+    input.body.destroy();
     source.body.destroy();
     // Stop reading, but let the calls already sent finish and be counted before failing.
     await writer.flush().catch(() => {});
@@ -192,6 +197,7 @@ export async function runImport(config, { clients, logger, stopBy = Infinity, pu
     await status.finish(statusNow('failed', { error: String(error) })).catch((statusError) => logger.error('job status not written', { ...context, error: String(statusError) }));
     throw error;
   }
+  input.body.destroy();
   source.body.destroy();
   const written = await rejects.close();
   if (written !== undefined) rejectsObjects.push(written.key);
@@ -214,6 +220,7 @@ export async function runImport(config, { clients, logger, stopBy = Infinity, pu
       rejectsObjects,
       rejectSample,
       startedAt,
+      ...(input.gzip ? { gzip: true } : {}),
     };
     await status.finish(statusNow('running', { handedOverAt: { byte: checkpoint.byte, line: checkpoint.line } }));
     logger.info('segment handed over', { ...context, byte: checkpoint.byte, line: checkpoint.line, rowsRead: stats.rowsRead, written: stats.written, rejected: stats.rejected });
@@ -222,6 +229,7 @@ export async function runImport(config, { clients, logger, stopBy = Infinity, pu
   const summary = {
     jobId, bucket: config.bucket, key: config.key, table: config.table, shard: shardIndex, shards: shardCount, startedAt,
     ...summarize(stats, seconds), segments: segment, reopens, rejectsObjects, rejectSample,
+    ...(input.gzip && (config.shards > 1 || config.bytesPerShard !== undefined) ? { note: 'the file is gzip-compressed, which cannot be split: it ran as one shard' } : {}),
   };
   await status.finish({ ...summary, state: 'done', updatedAt: new Date().toISOString(), runner });
   logger.info('summary', summary);

@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { parse } from 'csv-parse/sync';
 import { afterAll, describe, expect, it } from 'vitest';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
-import { COUNTRIES, csvChunks, HEADER } from '../data-generator/generate.js';
+import { COUNTRIES, csvChunks, disjointSeed, HEADER } from '../data-generator/generate.js';
 import { TEST_BUCKET, useLocalServers } from './support/local.js';
 
 const run = promisify(execFile);
@@ -37,6 +37,22 @@ describe('data generator', () => {
       expect(['true', 'false']).toContain(row.active);
       expect(COUNTRIES).toContain(row.country);
     }
+  });
+
+  it('gives the parts of a burst seeds whose rows share no id, and part 0 the seed itself', () => {
+    const ids = new Set();
+    let rows = 0;
+    for (let part = 0; part < 6; part++) {
+      for (const line of [...csvChunks({ rows: 10_000, seed: disjointSeed(9, part, 10_000), sorted: false })].join('').split('\n').slice(1)) {
+        if (line === '') continue;
+        rows++;
+        ids.add(line.slice(0, 36));
+      }
+    }
+    expect(rows).toBe(60_000);
+    expect(ids.size).toBe(60_000);
+    expect(disjointSeed(9, 0, 10_000)).toBe(9);
+    expect(() => disjointSeed(9, 1000, 1_000_000)).toThrow('more than one PRNG cycle');
   });
 
   it('--sorted groups rows by country, each country once', () => {

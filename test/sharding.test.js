@@ -3,6 +3,9 @@
  * process, with job status in the bucket. Every good row lands once, rejects keep their true lines, a
  * killed worker's shard is re-run alone, and a job's maxWcu holds for all its shards together.
  */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startCapacityModel } from '../bench/capacity-model.js';
 import { handler } from '../src/handler.js';
@@ -11,6 +14,7 @@ import { generatedCsv, mixedCsv } from './support/imports.js';
 import { createTable, readObject, readRejects, scanAll, TEST_BUCKET, upload, useLocalServers } from './support/local.js';
 
 const { env, dynamodb, s3 } = useLocalServers();
+const run = promisify(execFile);
 
 /** @type {Array<() => Promise<void> | void>} */
 let cleanups = [];
@@ -67,6 +71,16 @@ describe('a sharded job', () => {
     expect(status?.shards.reduce((sum, shard) => sum + shard.rowsRead, 0)).toBe(24_000);
     expect(status?.plan?.header).toEqual(['id', 'name', 'n']);
 
+    // npm run status prints the same, shard by shard.
+    const { stdout } = await run(process.execPath, ['tools/status.js', job.jobId, '--bucket', TEST_BUCKET], { env: process.env });
+    const lines = stdout.trim().split('\n');
+    expect(lines[0]).toBe(`job ${job.jobId}  s3://${TEST_BUCKET}/sharded/mixed.csv  done  8 shards`);
+    expect(lines.slice(2, 10).map((line) => line.split(/\s+/).slice(0, 2))).toEqual(Array.from({ length: 8 }, (_, i) => [String(i + 1), 'done']));
+    expect(lines[10]).toMatch(new RegExp(`^total\\s+done\\s+24,000\\s+${job.written.toLocaleString('en-US')}\\s+${rejectedCount}\\s`));
+    expect(lines[10]).toContain('books balanced');
+    const byObject = await run(process.execPath, ['tools/status.js', `s3://${TEST_BUCKET}/sharded/mixed.csv`, '--json'], { env: process.env });
+    expect(JSON.parse(byObject.stdout).total).toEqual(status?.total);
+
     // Run again, the job is done: nothing is started.
     const again = jobSummaryOf(await handler({ bucket: TEST_BUCKET, key: 'sharded/mixed.csv', table, columnTypes: 'n:N', shards: 8 }));
     expect(again).toMatchObject({ started: 0, alreadyDone: 8, state: 'done', rowsRead: 24_000 });
@@ -101,6 +115,34 @@ describe('a sharded job', () => {
     expect(rerun).toMatchObject({ started: 1, alreadyDone: 3, state: 'done', rowsRead: 40_000, written: goodRows, rejected: rejected.FIELD_COUNT.length + rejected.INVALID_NUMBER.length, balanced: true });
     expect(await rejectedLines(rerun.rejectsObjects)).toEqual(rejected);
     await expectExactly(table, good);
+  });
+
+  it('runs a gzip-compressed file as one import, says so, and continues it across segments with exact totals', async () => {
+    const table = await createTable(dynamodb);
+    const { csv, good, rejected } = mixedCsv(20_000);
+    await upload(s3, 'sharded/mixed.csv.gz', gzipSync(csv));
+
+    const result = /** @type {Record<string, any>} */ (await handler({ bucket: TEST_BUCKET, key: 'sharded/mixed.csv.gz', table, columnTypes: 'n:N', shards: 4, segmentMs: 300 }));
+    expect(result.note).toBe('the file is gzip-compressed, which cannot be split: it ran as one shard');
+    expect(result.segments).toBeGreaterThanOrEqual(3);
+    expect(result).toMatchObject({ shards: 1, rowsRead: 20_000, written: good.length, rejected: rejected.FIELD_COUNT.length + rejected.INVALID_NUMBER.length, balanced: true });
+    expect(await rejectedLines(result.rejectsObjects)).toEqual(rejected);
+    await expectExactly(table, good);
+  });
+
+  it('shards a file past bytesPerShard, and leaves a smaller one whole', async () => {
+    const table = await createTable(dynamodb);
+    const csv = generatedCsv(12_000, 5);
+    await upload(s3, 'sharded/auto.csv', csv);
+    const bytesPerShard = 1 << 20;
+    const job = jobSummaryOf(await handler({ bucket: TEST_BUCKET, key: 'sharded/auto.csv', table, bytesPerShard }));
+    expect(job).toMatchObject({ shards: Math.ceil(Buffer.byteLength(csv) / bytesPerShard), state: 'done', rowsRead: 12_000, written: 12_000 });
+    expect(job.shards).toBeGreaterThanOrEqual(2);
+
+    await upload(s3, 'sharded/small.csv', generatedCsv(100, 5));
+    const small = /** @type {Record<string, any>} */ (await handler({ bucket: TEST_BUCKET, key: 'sharded/small.csv', table, bytesPerShard }));
+    expect(small).toMatchObject({ shards: 1, rowsRead: 100, written: 100 });
+    expect(small.note).toBeUndefined();
   });
 
   it('splits the job maxWcu across its shards, so that together they stay under it', async () => {

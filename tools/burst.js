@@ -225,24 +225,28 @@ async function watchLocalWorkers(s3, payloads, jobIds, logDirectory, name = 'wor
  * @param {S3Client} s3 @param {string} bucket @param {string[]} jobIds @param {number} startedAt @param {() => boolean} over
  */
 async function watch(s3, bucket, jobIds, startedAt, over) {
-  let last = { at: startedAt, written: 0 };
+  // Shards update their status once a second each, out of step: rows/s over the last few seconds reads steadier.
+  const samples = [{ at: startedAt, written: 0 }];
   for (;;) {
     await new Promise((resolve) => setTimeout(resolve, 1000));
     const statuses = await Promise.all(jobIds.map((jobId) => readJobStatus(s3, bucket, STATUS_PREFIX, jobId).catch(() => undefined)));
     const shards = statuses.flatMap((status) => status?.shards ?? []);
     const written = shards.reduce((sum, shard) => sum + shard.written, 0);
     const at = Date.now();
+    samples.push({ at, written });
+    if (samples.length > 4) samples.shift();
+    const since = samples[0];
     const line = {
       elapsedSeconds: Math.round((at - startedAt) / 100) / 10,
       written,
-      rowsPerSecond: Math.round(((written - last.written) * 1000) / (at - last.at)),
+      rowsPerSecond: Math.round(((written - since.written) * 1000) / (at - since.at)),
+      averageRowsPerSecond: Math.round((written * 1000) / (at - startedAt)),
       throttledItems: shards.reduce((sum, shard) => sum + (shard.throttledItems ?? 0), 0),
       running: shards.filter((shard) => shard.state === 'running').length,
       done: shards.filter((shard) => shard.state === 'done').length,
       failed: shards.filter((shard) => shard.state === 'failed').length,
     };
     process.stdout.write(`${JSON.stringify(line)}\n`);
-    last = { at, written };
     const settled = statuses.every((status) => status !== undefined && (status.total.state === 'done' || status.total.state === 'failed'));
     if (over() || settled) return;
   }
