@@ -11,6 +11,7 @@ import { startCapacityModel } from '../bench/capacity-model.js';
 import { handler } from '../src/handler.js';
 import { readJobStatus } from '../src/job-status.js';
 import { generatedCsv, mixedCsv } from './support/imports.js';
+import { startLambdaEndpoint } from './support/lambda-endpoint.js';
 import { createTable, readObject, readRejects, scanAll, TEST_BUCKET, upload, useLocalServers } from './support/local.js';
 
 const { env, dynamodb, s3 } = useLocalServers();
@@ -84,6 +85,39 @@ describe('a sharded job', () => {
     // Run again, the job is done: nothing is started.
     const again = jobSummaryOf(await handler({ bucket: TEST_BUCKET, key: 'sharded/mixed.csv', table, columnTypes: 'n:N', shards: 8 }));
     expect(again).toMatchObject({ started: 0, alreadyDone: 8, state: 'done', rowsRead: 24_000 });
+  });
+
+  it('on AWS, starts each shard as an asynchronous invocation of itself, and each shard continues on its own', async () => {
+    const functionArn = 'arn:aws:lambda:us-east-1:123456789012:function:csv-import-test-import';
+    // 61.5 s per invocation with a 60 s margin: each invocation reads for about 1.5 s, then hands over.
+    const lambda = await startLambdaEndpoint({ handler, functionArn, timeoutMs: 61_500 });
+    cleanups.push(() => lambda.stop());
+    process.env.CONTINUATION = 'invoke';
+    process.env.LAMBDA_ENDPOINT = lambda.endpoint;
+    cleanups.push(() => {
+      delete process.env.CONTINUATION;
+      delete process.env.LAMBDA_ENDPOINT;
+    });
+
+    const table = await createTable(dynamodb);
+    const { csv, good, rejected, goodRows } = mixedCsv(30_000);
+    await upload(s3, 'sharded/invoked.csv', csv);
+    lambda.invoke({ bucket: TEST_BUCKET, key: 'sharded/invoked.csv', table, columnTypes: 'n:N', shards: 4, concurrency: 8, timeMarginMs: 60_000 });
+    await lambda.settled();
+
+    expect(lambda.invocations.filter((invocation) => invocation.error !== undefined)).toEqual([]);
+    const planner = /** @type {Record<string, any>} */ (lambda.invocations[0].result);
+    expect(planner).toMatchObject({ shards: 4, started: 4, alreadyDone: 0, statusPrefix: `s3://${TEST_BUCKET}/_imports/${planner.jobId}/` });
+    const shardRuns = lambda.invocations.slice(1).map((invocation) => /** @type {Record<string, any>} */ (invocation.payload).shard.index);
+    expect(new Set(shardRuns)).toEqual(new Set([0, 1, 2, 3]));
+    // At least one shard needed more than one invocation.
+    expect(shardRuns.length).toBeGreaterThan(4);
+
+    const status = await readJobStatus(s3, TEST_BUCKET, '_imports/', planner.jobId);
+    expect(status?.total).toMatchObject({ state: 'done', rowsRead: 30_000, written: goodRows, rejected: rejected.FIELD_COUNT.length + rejected.INVALID_NUMBER.length, balanced: true });
+    expect(await rejectedLines(status?.total.rejectsObjects ?? [])).toEqual(rejected);
+    await expectExactly(table, good);
+    console.info(JSON.stringify({ figures: 'shards by self-invocation', invocations: lambda.invocations.length, seconds: status?.total.seconds }));
   });
 
   it('re-runs only the shard whose worker was killed, and ends with exact totals', async () => {
