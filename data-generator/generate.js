@@ -3,8 +3,6 @@
  * Writes realistic person rows as CSV, streaming with backpressure, to a file or straight to S3.
  * Run with --help for the options.
  */
-import { S3Client } from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
 import { createWriteStream } from 'node:fs';
 import { PassThrough } from 'node:stream';
 import { finished } from 'node:stream/promises';
@@ -134,12 +132,14 @@ export async function writeCsv(out, options, onProgress) {
 /**
  * Uploads what `write` writes into the stream it is given, as a multipart upload (8 MB parts, two in
  * flight), so memory stays flat whatever the size.
- * @param {S3Client} s3
+ * @param {import('@aws-sdk/client-s3').S3Client} s3
  * @param {string} bucket
  * @param {string} key
  * @param {(body: import('node:stream').Writable) => Promise<unknown>} write  must end the stream
  */
 export async function uploadStream(s3, bucket, key, write) {
+  // Loaded only for uploads: the SDK is most of this program's memory, and a file needs none of it.
+  const { Upload } = await import('@aws-sdk/lib-storage');
   const body = new PassThrough({ highWaterMark: 1 << 20 });
   const upload = new Upload({ client: s3, params: { Bucket: bucket, Key: key, Body: body, ContentType: 'text/csv' }, partSize: 8 << 20, queueSize: 2 });
   await Promise.all([write(body), upload.done()]);
@@ -192,6 +192,7 @@ async function main() {
   const options = { rows: args.rows, seed: args.seed, sorted: args.sorted };
 
   if (args.bucket !== undefined) {
+    const { S3Client } = await import('@aws-sdk/client-s3');
     const s3 = new S3Client({ endpoint: process.env.S3_ENDPOINT, forcePathStyle: process.env.S3_ENDPOINT !== undefined });
     await uploadStream(s3, args.bucket, args.key, (body) => writeCsv(body, options, progress));
     s3.destroy();
