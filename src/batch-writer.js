@@ -14,7 +14,7 @@ import pLimit from 'p-limit';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { backoffDelay, classifyError, describeError } from './retry.js';
 import { countRejection } from './throughput.js';
-import { createWcuLimiter, createWriteWindow } from './write-window.js';
+import { createAdaptivePace, createWcuLimiter, createWriteWindow } from './write-window.js';
 
 export const BATCH_SIZE = 25;
 
@@ -69,6 +69,7 @@ export function createBatchWriter(options) {
   });
   stats.window = limit.concurrency;
   const capacity = createWcuLimiter(options.maxWcu);
+  const pace = createAdaptivePace({ adaptive: options.adaptive ?? false });
 
   /** @type {Entry[]} */
   let batch = [];
@@ -107,6 +108,9 @@ export function createBatchWriter(options) {
     // writes nothing. Throttling while other rows are being written is contention for capacity the
     // table does have: the batch waits its turn (with backoff) rather than being rejected.
     let counted = 0;
+    // Progress is judged since the previous attempt began, backoff included: within one short call a
+    // table at full capacity can refuse everything for a moment while it still writes every second.
+    let progressMark = stats.written;
     while (counted < maxAttempts) {
       if (attempts > 0) {
         if (fatal !== undefined) break;
@@ -115,6 +119,8 @@ export function createBatchWriter(options) {
       }
       const ready = capacity.ready();
       if (ready !== undefined) await ready;
+      const paced = pace.ready();
+      if (paced !== undefined) await paced;
       const writtenBefore = stats.written;
       attempts++;
       let output;
@@ -128,7 +134,9 @@ export function createBatchWriter(options) {
           stats.throttledCalls++;
           stats.throttledItems += pending.length;
           window.throttled();
-          if (stats.written === writtenBefore) counted++;
+          pace.throttled(pending.length);
+          if (stats.written === progressMark) counted++;
+          progressMark = writtenBefore;
         } else {
           stats.transientErrors++;
           counted++;
@@ -142,13 +150,16 @@ export function createBatchWriter(options) {
       if (output.ConsumedCapacity === undefined) units = pending.length - unprocessed.length;
       stats.wcu += units;
       capacity.spend(units);
+      pace.spend(units, pending.length - unprocessed.length);
       stats.written += pending.length - unprocessed.length;
       if (unprocessed.length === 0) {
         window.succeeded();
         return;
       }
       window.throttled();
-      if (stats.written === writtenBefore) counted++;
+      pace.throttled(unprocessed.length);
+      if (stats.written === progressMark) counted++;
+      progressMark = writtenBefore;
       stats.throttledItems += unprocessed.length;
       lastError = `${unprocessed.length} of ${pending.length} items came back as UnprocessedItems`;
       pending = matchUnprocessed(pending, unprocessed);

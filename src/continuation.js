@@ -1,7 +1,7 @@
 /**
  * Hands a job on to a new asynchronous invocation of this same function, with its checkpoint.
  */
-import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
+/** @typedef {import('@aws-sdk/client-lambda').LambdaClient} LambdaClient */
 
 /** @type {Map<string, LambdaClient>} */
 const clients = new Map();
@@ -12,6 +12,8 @@ const clients = new Map();
  * @param {Record<string, unknown>} payload
  */
 export async function invokeSelf(config, functionArn, payload) {
+  // Loaded when first needed: most imports never hand over, and the client costs memory.
+  const { InvokeCommand, LambdaClient } = await import('@aws-sdk/client-lambda');
   const cacheKey = `${config.region} ${config.lambdaEndpoint}`;
   let lambda = clients.get(cacheKey);
   if (lambda === undefined) {

@@ -114,7 +114,7 @@ export async function runImport(config, { clients, logger, stopBy = Infinity, pu
     stats,
     onReject: recordRejection,
   });
-  const metrics = createMetricsPublisher(config.table, publishMetrics);
+  const metrics = await createMetricsPublisher(config.table, publishMetrics);
   const status = createStatusWriter({
     s3: clients.s3,
     bucket: config.bucket,

@@ -3,15 +3,15 @@
  * Lambda's Metrics (embedded metric format: one JSON line a flush, no API call). On by default in
  * Lambda, off elsewhere; POWERTOOLS_METRICS_DISABLED=true turns it off in Lambda too.
  */
-import { MetricResolution, Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-
 /**
  * @param {string} table  the dimension, so the import's graphs sit beside the table's own
  * @param {boolean} enabled
- * @returns {((fields: { rowsPerSecond: number, wcuPerSecond: number, throttledItems: number, window: number }) => void) | undefined}
+ * @returns {Promise<((fields: { rowsPerSecond: number, wcuPerSecond: number, throttledItems: number, window: number }) => void) | undefined>}
  */
-export function createMetricsPublisher(table, enabled) {
+export async function createMetricsPublisher(table, enabled) {
   if (!enabled) return undefined;
+  // Loaded only where metrics are published (Lambda): elsewhere the module is memory for nothing.
+  const { MetricResolution, Metrics, MetricUnit } = await import('@aws-lambda-powertools/metrics');
   const metrics = new Metrics({ namespace: process.env.POWERTOOLS_METRICS_NAMESPACE ?? 'CsvImport', serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'csv-import' });
   metrics.addDimension('table', table);
   return (fields) => {

@@ -3,7 +3,6 @@
  * bucket (never held whole in memory): the row's line, a reason code, a message and its original fields.
  * The object is created on the first rejection; no rejects, no object.
  */
-import { Upload } from '@aws-sdk/lib-storage';
 import { PassThrough } from 'node:stream';
 
 /** @typedef {import('./batch-writer.js').Rejection} Rejection */
@@ -37,11 +36,13 @@ export function createRejectsWriter({ s3, bucket, key, header }) {
 
   function open() {
     const stream = new PassThrough({ highWaterMark: 1 << 20 });
-    const upload = new Upload({ client: s3, params: { Bucket: bucket, Key: key, Body: stream, ContentType: 'text/csv; charset=utf-8' }, partSize: 8 << 20, queueSize: 2 });
-    done = upload.done().catch((error) => {
-      failure = error;
-      stream.resume(); // keep accepting writes so the import is not held up; close() reports the failure
-    });
+    // lib-storage is loaded on the first rejection: most imports reject nothing. Writes wait in the stream meanwhile.
+    done = import('@aws-sdk/lib-storage')
+      .then(({ Upload }) => new Upload({ client: s3, params: { Bucket: bucket, Key: key, Body: stream, ContentType: 'text/csv; charset=utf-8' }, partSize: 8 << 20, queueSize: 2 }).done())
+      .catch((error) => {
+        failure = error;
+        stream.resume(); // keep accepting writes so the import is not held up; close() reports the failure
+      });
     stream.write(csvLine(['line', 'reason', 'message', ...(header() ?? [])]));
     return stream;
   }

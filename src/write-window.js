@@ -89,3 +89,85 @@ export function createWcuLimiter(maxWcu, now = () => performance.now(), wait = (
     },
   };
 }
+
+/**
+ * Adaptive pacing: a token bucket on consumed WCU whose rate is learned from the table, AIMD on rate
+ * rather than on calls in flight. Until the table pushes back there is no limit. At the end of each
+ * second in which more than 2% of the items sent were throttled, the rate is set just under what the
+ * table took in that second, which under throttling is its capacity; after a second with less, it
+ * grows by 2%, probing for more. A few throttled items are normal at full capacity (random keys do not
+ * spread evenly over partitions, and they are simply sent again), so they do not cut the rate: cutting
+ * on each of them would ratchet the rate far below the table's capacity.
+ *
+ * @param {object} options
+ * @param {boolean} options.adaptive  off: never waits
+ * @param {() => number} [options.now]  milliseconds clock
+ * @param {(ms: number) => Promise<unknown>} [options.wait]
+ */
+export function createAdaptivePace({ adaptive, now = () => performance.now(), wait = (ms) => new Promise((resolve) => setTimeout(resolve, ms)) }) {
+  const off = { ready: () => undefined, spend: (/** @type {number} */ _units, /** @type {number} */ _items) => {}, throttled: (/** @type {number} */ _items) => {}, rate: () => Infinity };
+  if (!adaptive) return off;
+  const THROTTLED_SHARE = 0.05;
+  const BELOW_MEASURED = 1;
+  const GROWTH = 1.02;
+  const FLOOR = 25; // one call's worth a second at least
+  const BUCKET_SECONDS = 0.1; // a tenth of a second of burst: smooth within the table's second
+  let rate = Infinity;
+  let tokens = 0;
+  let at = now();
+  let second = Math.floor(at / 1000);
+  const thisSecond = { units: 0, items: 0, throttled: 0 };
+
+  /** The second that just ended decides the rate of the next. */
+  function decide() {
+    const sent = thisSecond.items + thisSecond.throttled;
+    if (sent > 0 && thisSecond.throttled / sent > THROTTLED_SHARE) {
+      rate = Math.max(FLOOR, Math.min(rate, thisSecond.units) * BELOW_MEASURED);
+      tokens = Math.min(tokens, 0);
+    } else if (rate !== Infinity && sent > 0) {
+      rate *= GROWTH;
+    }
+  }
+
+  /** @param {number} t */
+  function advance(t) {
+    const current = Math.floor(t / 1000);
+    if (current !== second) {
+      // A second without traffic says nothing; only the one that just ended is judged.
+      decide();
+      thisSecond.units = 0;
+      thisSecond.items = 0;
+      thisSecond.throttled = 0;
+      second = current;
+    }
+    if (rate !== Infinity) tokens = Math.min(rate * BUCKET_SECONDS, tokens + ((t - at) / 1000) * rate);
+    at = t;
+  }
+
+  return {
+    /** Resolves when capacity may be spent again; undefined when it may now. */
+    ready() {
+      advance(now());
+      if (rate === Infinity || tokens > 0) return undefined;
+      return (async () => {
+        while (tokens <= 0) {
+          await wait(Math.ceil((-tokens / rate) * 1000) + 1);
+          advance(now());
+        }
+      })();
+    },
+    /** @param {number} units consumed by a call @param {number} items written by it */
+    spend(units, items) {
+      advance(now());
+      thisSecond.units += units;
+      thisSecond.items += items;
+      if (rate !== Infinity) tokens -= units;
+    },
+    /** @param {number} items  came back unprocessed, or were in a call refused for capacity */
+    throttled(items) {
+      advance(now());
+      thisSecond.throttled += items;
+    },
+    rate: () => rate,
+  };
+}

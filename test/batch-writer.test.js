@@ -112,9 +112,10 @@ describe('batch writer', () => {
     await addRows(writer, 25);
     expect(stats.written).toBe(23);
     expect(rejections.map((r) => r.line)).toEqual([2, 3]);
-    // The first call wrote 23 items, so it does not count: the second, which wrote nothing, does.
-    expect(rejections[0].message).toBe('not written after 2 attempts; last error: 2 of 2 items came back as UnprocessedItems');
-    expect(client.calls.map((keys) => keys.length)).toEqual([25, 2]);
+    // Progress is judged since the previous attempt began: the first two attempts span the 23 items the
+    // first call wrote, so they do not count; the third, after a stretch that wrote nothing, does.
+    expect(rejections[0].message).toBe('not written after 3 attempts; last error: 2 of 2 items came back as UnprocessedItems');
+    expect(client.calls.map((keys) => keys.length)).toEqual([25, 2, 2]);
   });
 
   it('lets a batch wait its turn past maxAttempts while the import as a whole keeps writing', async () => {

@@ -5,14 +5,14 @@ import { createMetricsPublisher } from '../src/metrics.js';
 afterEach(() => vi.restoreAllMocks());
 
 describe('CloudWatch metrics (embedded metric format)', () => {
-  it('publishes each interval as 1-second metrics with the table as dimension', () => {
+  it('publishes each interval as 1-second metrics with the table as dimension', async () => {
     /** @type {string[]} */
     const lines = [];
     vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
       lines.push(String(chunk));
       return true;
     });
-    const publish = createMetricsPublisher('people', true);
+    const publish = await createMetricsPublisher('people', true);
     publish?.({ rowsPerSecond: 12_000, wcuPerSecond: 12_500, throttledItems: 40, window: 24 });
     vi.restoreAllMocks();
 
@@ -29,8 +29,8 @@ describe('CloudWatch metrics (embedded metric format)', () => {
     );
   });
 
-  it('is off outside Lambda and under sls invoke local', () => {
-    expect(createMetricsPublisher('people', false)).toBeUndefined();
+  it('is off outside Lambda and under sls invoke local', async () => {
+    expect(await createMetricsPublisher('people', false)).toBeUndefined();
     const saved = { ...process.env };
     try {
       delete process.env.AWS_LAMBDA_FUNCTION_NAME;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createWcuLimiter, createWriteWindow } from '../src/write-window.js';
+import { createAdaptivePace, createWcuLimiter, createWriteWindow } from '../src/write-window.js';
 
 describe('AIMD write window', () => {
   it('halves on a throttle, once per window of calls, and grows by one per window of successes', () => {
@@ -49,5 +49,72 @@ describe('WCU limiter', () => {
     const limiter = createWcuLimiter(undefined);
     limiter.spend(1e9);
     expect(limiter.ready()).toBeUndefined();
+  });
+});
+
+describe('adaptive pace', () => {
+  /** A pace on a fake clock; `waits` records each wait. */
+  function paceOnClock() {
+    const clock = { t: 0 };
+    /** @type {number[]} */
+    const waits = [];
+    const pace = createAdaptivePace({
+      adaptive: true,
+      now: () => clock.t,
+      wait: async (ms) => {
+        waits.push(ms);
+        clock.t += ms;
+      },
+    });
+    return { clock, waits, pace };
+  }
+
+  it('does not limit until a second with more than 5% throttled, then paces at what the table took in it', () => {
+    const { clock, pace } = paceOnClock();
+    // Second 0: 10,000 WCU written, 100 items throttled (1%): no limit yet.
+    for (let ms = 0; ms < 1000; ms += 10) {
+      clock.t = ms;
+      pace.spend(100, 100);
+    }
+    pace.throttled(100);
+    clock.t = 1_000;
+    expect(pace.ready()).toBeUndefined();
+    expect(pace.rate()).toBe(Infinity);
+    // Second 1: 9,000 written, 1,000 throttled (10%): the table's capacity is 9,000.
+    for (let ms = 1_000; ms < 2_000; ms += 10) {
+      clock.t = ms;
+      pace.spend(90, 90);
+      pace.throttled(10);
+    }
+    clock.t = 2_000;
+    pace.ready();
+    expect(pace.rate()).toBeCloseTo(9_000);
+  });
+
+  it('grows by 2% after a second with few throttles, and waits when the bucket is spent', async () => {
+    const { clock, waits, pace } = paceOnClock();
+    clock.t = 500;
+    pace.spend(1_000, 1_000);
+    pace.throttled(100);
+    clock.t = 1_100;
+    expect(pace.ready()).toBeUndefined(); // the bucket starts empty but refills as time passes
+    expect(pace.rate()).toBeCloseTo(1_000);
+    pace.spend(500, 500); // a quiet second 1
+    clock.t = 2_050;
+    expect(pace.ready()).toBeUndefined();
+    expect(pace.rate()).toBeCloseTo(1_020);
+    pace.spend(200, 200); // at most a tenth of a second (102) in the bucket: about 100 over
+    await pace.ready();
+    expect(waits).toHaveLength(1);
+    expect(waits[0]).toBeGreaterThan(90);
+    expect(waits[0]).toBeLessThan(120);
+  });
+
+  it('never waits when adaptive is off', () => {
+    const pace = createAdaptivePace({ adaptive: false });
+    pace.spend(1e9, 1e9);
+    pace.throttled(1e9);
+    expect(pace.ready()).toBeUndefined();
+    expect(pace.rate()).toBe(Infinity);
   });
 });
