@@ -73,7 +73,7 @@ async function main() {
     const bound = Math.min(ceiling, (window * 25) / 0.01);
     record('10 ms latency, window 32', `${fmt(atLatency)} rows/s (${((atLatency / bound) * 100).toFixed(0)}% of ${fmt(bound)})`, '>= 90% of min(ceiling, window x 25 / latency)', atLatency >= 0.9 * bound);
 
-    // 3. Capacity-limited: adaptive window against a fixed window with fixed backoff.
+    // 3. Capacity-limited: adaptive window and pace against a fixed window with fixed backoff.
     const capacity = { wcu: 10_000, partitions: 10, burst: false };
     const minimum = big.rows / capacity.wcu;
     const adaptive = await importAgainst({ ...capacity, latencyMs: 2 }, big, env, {});
@@ -82,7 +82,7 @@ async function main() {
       const ratio = run.seconds / minimum;
       const share = run.summary.throttledCalls / Math.max(1, run.summary.calls);
       record(
-        `capacity 10,000 WCU/s, 10 partitions, ${name} window`,
+        `capacity 10,000 WCU/s, 10 partitions, ${name === 'adaptive' ? 'adaptive window and pace' : 'fixed window'}`,
         `${run.seconds.toFixed(1)} s = ${ratio.toFixed(3)} x minimum (${minimum.toFixed(0)} s); ${run.summary.written.toLocaleString('en-US')} written; throttled calls ${(share * 100).toFixed(1)}%`,
         name === 'adaptive' ? '<= 1.05 x minimum, every row' : 'comparison',
         name === 'adaptive' ? ratio <= 1.05 && run.summary.written === big.rows : undefined,
@@ -124,7 +124,7 @@ async function main() {
     const out = path.join(root, 'bench', 'results', ...(quick ? ['quick'] : []));
     mkdirSync(out, { recursive: true });
     const series = [
-      ...adaptive.timeline.map((point) => ({ ...point, run: 'adaptive window' })),
+      ...adaptive.timeline.map((point) => ({ ...point, run: 'adaptive window and pace' })),
       ...fixed.timeline.map((point) => ({ ...point, run: 'fixed window, fixed backoff' })),
       ...hot.timeline.map((point) => ({ ...point, run: 'hot keys, file order' })),
       ...shuffled.timeline.map((point) => ({ ...point, run: 'hot keys, shuffleWindow' })),

@@ -117,7 +117,8 @@ export function createBatchWriter(options) {
         stats.retries++;
         await wait(backoffDelay(attempts, backoffBaseMs, backoffCapMs));
       }
-      const ready = capacity.ready();
+      const acquired = pending.length;
+      const ready = capacity.acquire(acquired);
       if (ready !== undefined) await ready;
       const paced = pace.ready();
       if (paced !== undefined) await paced;
@@ -127,6 +128,7 @@ export function createBatchWriter(options) {
       try {
         output = await limit(send, pending);
       } catch (error) {
+        capacity.settle(-acquired); // a failed call consumes nothing
         const kind = classifyError(error);
         if (kind === 'fatal') throw error;
         if (kind === 'invalid') return splitRefused(pending, error);
@@ -149,7 +151,7 @@ export function createBatchWriter(options) {
       for (const consumed of output.ConsumedCapacity ?? []) units += consumed.CapacityUnits ?? 0;
       if (output.ConsumedCapacity === undefined) units = pending.length - unprocessed.length;
       stats.wcu += units;
-      capacity.spend(units);
+      capacity.settle(units - acquired);
       pace.spend(units, pending.length - unprocessed.length);
       stats.written += pending.length - unprocessed.length;
       if (unprocessed.length === 0) {

@@ -7,8 +7,9 @@
  * were sent at the old size, so their throttles say nothing new). It stays between floor and ceiling.
  * A fixed window is the same object with adaptive off.
  *
- * The WCU cap is a token bucket filled at maxWcu per second (one second of burst), charged with the
- * capacity each call consumed, so an import can leave headroom on a table that serves traffic.
+ * The WCU cap is a token bucket filled at maxWcu per second, charged before each call with its items
+ * and settled with the capacity it consumed, so an import can leave headroom on a table that serves
+ * traffic.
  */
 
 /**
@@ -56,36 +57,49 @@ export function createWriteWindow({ limit, adaptive, floor, ceiling, onChange })
 }
 
 /**
+ * The WCU cap: a token bucket filled at maxWcu per second, holding at most a tenth of a second's worth.
+ * A call takes its items' worth (at least 1 WCU each) before it is sent, so that calls in flight cannot
+ * overshoot the cap between them; the answer's consumed capacity then settles the difference.
  * @param {number | undefined} maxWcu  undefined: no cap
  * @param {() => number} [now]  milliseconds clock
  * @param {(ms: number) => Promise<unknown>} [wait]
  */
 export function createWcuLimiter(maxWcu, now = () => performance.now(), wait = (ms) => new Promise((resolve) => setTimeout(resolve, ms))) {
-  if (maxWcu === undefined) return { ready: () => undefined, spend: (/** @type {number} */ _units) => {} };
+  if (maxWcu === undefined) return { acquire: (/** @type {number} */ _units) => undefined, settle: (/** @type {number} */ _delta) => {} };
   const rate = maxWcu;
-  let tokens = rate;
+  const most = Math.max(rate * 0.1, 1);
+  let tokens = most;
   let at = now();
   function refill() {
     const t = now();
-    tokens = Math.min(rate, tokens + ((t - at) / 1000) * rate);
+    tokens = Math.min(most, tokens + ((t - at) / 1000) * rate);
     at = t;
   }
   return {
-    /** Resolves when capacity may be spent again; undefined when it may now (no promise on the common path). */
-    ready() {
+    /**
+     * Takes `units` as soon as the bucket is not empty: at once (undefined, no promise on the common
+     * path) or when the returned promise resolves. Each waiter takes its share as it wakes, so waking
+     * together cannot overdraw the bucket by more than one call.
+     * @param {number} units
+     */
+    acquire(units) {
       refill();
-      if (tokens > 0) return undefined;
+      if (tokens > 0) {
+        tokens -= units;
+        return undefined;
+      }
       return (async () => {
         while (tokens <= 0) {
           await wait(Math.ceil((-tokens / rate) * 1000) + 1);
           refill();
         }
+        tokens -= units;
       })();
     },
-    /** @param {number} units consumed by a call */
-    spend(units) {
+    /** @param {number} delta  consumed minus acquired (negative: give back) */
+    settle(delta) {
       refill();
-      tokens -= units;
+      tokens -= delta;
     },
   };
 }

@@ -30,25 +30,43 @@ describe('AIMD write window', () => {
 });
 
 describe('WCU limiter', () => {
-  it('lets a second of capacity through, then paces spending to maxWcu per second', async () => {
+  it('takes the items of each call before it is sent, paces to maxWcu per second, and settles with what was consumed', async () => {
     let clock = 0;
     /** @type {number[]} */
     const waits = [];
-    const limiter = createWcuLimiter(100, () => clock, async (ms) => {
+    const limiter = createWcuLimiter(1_000, () => clock, async (ms) => {
       waits.push(ms);
       clock += ms;
     });
-    expect(limiter.ready()).toBeUndefined();
-    limiter.spend(150); // 50 WCU over: half a second to pay back
-    await limiter.ready();
-    expect(waits).toEqual([501]);
-    expect(limiter.ready()).toBeUndefined();
+    // A tenth of a second's worth (100) in the bucket: four calls of 25 go at once, the fifth waits.
+    for (let i = 0; i < 4; i++) expect(limiter.acquire(25)).toBeUndefined();
+    const fifth = limiter.acquire(25);
+    expect(fifth).toBeInstanceOf(Promise);
+    await fifth;
+    expect(waits).toEqual([1]);
+    // The bucket is at -24; a call that consumed twice what it took (items over 1 KB) owes 25 more: 49 ms.
+    limiter.settle(25);
+    await limiter.acquire(25);
+    expect(waits.slice(1)).toEqual([50]);
+  });
+
+  it('lets waiters that wake together take only what the bucket holds', async () => {
+    let clock = 0;
+    const limiter = createWcuLimiter(1_000, () => clock, async (ms) => {
+      clock += ms;
+    });
+    limiter.acquire(100);
+    limiter.acquire(25); // the bucket is now at -25
+    const started = clock;
+    await Promise.all(Array.from({ length: 8 }, () => limiter.acquire(25)));
+    // 8 x 25 WCU plus the 25 owed, at 1,000 WCU/s: at least 200 ms, whatever the order of waking.
+    expect(clock - started).toBeGreaterThanOrEqual(200);
   });
 
   it('never waits without a cap', () => {
     const limiter = createWcuLimiter(undefined);
-    limiter.spend(1e9);
-    expect(limiter.ready()).toBeUndefined();
+    limiter.settle(1e9);
+    expect(limiter.acquire(1e9)).toBeUndefined();
   });
 });
 
