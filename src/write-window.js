@@ -107,9 +107,10 @@ export function createWcuLimiter(maxWcu, now = () => performance.now(), wait = (
 /**
  * Adaptive pacing: a token bucket on consumed WCU whose rate is learned from the table, AIMD on rate
  * rather than on calls in flight. Until the table pushes back there is no limit. At the end of each
- * second in which more than 2% of the items sent were throttled, the rate is set just under what the
- * table took in that second, which under throttling is its capacity; after a second with less, it
- * grows by 2%, probing for more. A few throttled items are normal at full capacity (random keys do not
+ * second in which more than 5% of the items sent were throttled, the rate is set to the most the table
+ * took in any of the last three seconds, which under throttling is its capacity (the most, because
+ * a second with retries backing off takes less than the table can); after a second with fewer
+ * throttles, it grows by 2%, probing for more. A few throttled items are normal at full capacity (random keys do not
  * spread evenly over partitions, and they are simply sent again), so they do not cut the rate: cutting
  * on each of them would ratchet the rate far below the table's capacity.
  *
@@ -122,7 +123,6 @@ export function createAdaptivePace({ adaptive, now = () => performance.now(), wa
   const off = { ready: () => undefined, spend: (/** @type {number} */ _units, /** @type {number} */ _items) => {}, throttled: (/** @type {number} */ _items) => {}, rate: () => Infinity };
   if (!adaptive) return off;
   const THROTTLED_SHARE = 0.05;
-  const BELOW_MEASURED = 1;
   const GROWTH = 1.02;
   const FLOOR = 25; // one call's worth a second at least
   const BUCKET_SECONDS = 0.1; // a tenth of a second of burst: smooth within the table's second
@@ -131,12 +131,16 @@ export function createAdaptivePace({ adaptive, now = () => performance.now(), wa
   let at = now();
   let second = Math.floor(at / 1000);
   const thisSecond = { units: 0, items: 0, throttled: 0 };
+  /** WCU the table took in each of the last seconds, newest last. @type {number[]} */
+  const recent = [];
 
   /** The second that just ended decides the rate of the next. */
   function decide() {
     const sent = thisSecond.items + thisSecond.throttled;
+    recent.push(thisSecond.units);
+    if (recent.length > 3) recent.shift();
     if (sent > 0 && thisSecond.throttled / sent > THROTTLED_SHARE) {
-      rate = Math.max(FLOOR, Math.min(rate, thisSecond.units) * BELOW_MEASURED);
+      rate = Math.max(FLOOR, Math.max(...recent));
       tokens = Math.min(tokens, 0);
     } else if (rate !== Infinity && sent > 0) {
       rate *= GROWTH;

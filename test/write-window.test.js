@@ -87,14 +87,14 @@ describe('adaptive pace', () => {
     return { clock, waits, pace };
   }
 
-  it('does not limit until a second with more than 5% throttled, then paces at what the table took in it', () => {
+  it('does not limit until a second with more than 5% throttled, then paces at the most the table took in the last three seconds', () => {
     const { clock, pace } = paceOnClock();
-    // Second 0: 10,000 WCU written, 100 items throttled (1%): no limit yet.
+    // Second 0: 8,000 WCU written, 80 items throttled (1%): no limit yet.
     for (let ms = 0; ms < 1000; ms += 10) {
       clock.t = ms;
-      pace.spend(100, 100);
+      pace.spend(80, 80);
     }
-    pace.throttled(100);
+    pace.throttled(80);
     clock.t = 1_000;
     expect(pace.ready()).toBeUndefined();
     expect(pace.rate()).toBe(Infinity);
