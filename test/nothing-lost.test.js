@@ -9,7 +9,7 @@ import { generatedCsv, mixedCsv, summaryOf } from './support/imports.js';
 import { openSource } from '../src/s3-source.js';
 import { startFaultProxy } from './support/fault-proxy.js';
 import { startLambdaEndpoint } from './support/lambda-endpoint.js';
-import { createTable, listKeys, readRejects, scanAll, TEST_BUCKET, upload, useLocalServers } from './support/local.js';
+import { createTable, expectTableHoldsExactly, listKeys, readRejects, rejectedLinesIn, scanAll, TEST_BUCKET, upload, useLocalServers } from './support/local.js';
 import { startS3FaultProxy } from './support/s3-fault-proxy.js';
 import { S3Client } from '@aws-sdk/client-s3';
 
@@ -43,27 +43,6 @@ async function s3Faults(faults) {
 /** The ids of a generated CSV, in order. @param {string} csv */
 function idsOf(csv) {
   return csv.split('\n').slice(1).filter((line) => line !== '').map((line) => line.slice(0, line.indexOf(',')));
-}
-
-/** Checks that the table holds exactly these ids, each once. @param {string} table @param {string[]} ids */
-async function expectExactly(table, ids) {
-  const items = await scanAll(dynamodb, table);
-  const found = new Set(items.map((item) => item.id.S));
-  expect(items.length).toBe(ids.length);
-  expect(found.size).toBe(ids.length);
-  expect(ids.filter((id) => !found.has(id))).toEqual([]);
-}
-
-/** Lines by reason in a job's rejects files. @param {string[]} keys */
-async function rejectedLines(keys) {
-  /** @type {Record<string, number[]>} */
-  const found = {};
-  for (const key of keys) {
-    const [, ...rows] = await readRejects(s3, key);
-    for (const [line, reason] of rows) (found[reason] ??= []).push(Number(line));
-  }
-  for (const lines of Object.values(found)) lines.sort((a, b) => a - b);
-  return found;
 }
 
 describe('the rejects file', () => {
@@ -132,7 +111,7 @@ describe('transient DynamoDB failures', () => {
     expect(proxy.counts.hangs).toBeGreaterThan(0);
     expect(summary).toMatchObject({ rowsRead: 20_000, written: 20_000, rejected: 0, balanced: true });
     expect(summary.transientErrors).toBe(proxy.counts.serverErrors + proxy.counts.resets + proxy.counts.hangs);
-    await expectExactly(table, idsOf(csv));
+    await expectTableHoldsExactly(dynamodb, table, idsOf(csv));
     console.info(JSON.stringify({ figures: '5xx, resets, hangs', seconds: summary.seconds, retries: summary.retries, transientErrors: summary.transientErrors, proxy: proxy.counts }));
   });
 });
@@ -158,7 +137,7 @@ describe('everything at once', () => {
     expect(summary.throttledCalls).toBe(dynamo.counts.throttledCalls);
     expect(summary.transientErrors).toBe(dynamo.counts.serverErrors + dynamo.counts.resets);
     expect(summary.calls).toBe(dynamo.counts.calls);
-    await expectExactly(table, idsOf(csv));
+    await expectTableHoldsExactly(dynamodb, table, idsOf(csv));
     // The figures for the closing note.
     console.info(JSON.stringify({ figures: 'everything at once', seconds: Math.round(seconds * 10) / 10, retries: summary.retries, throttledItems: summary.throttledItems, transientErrors: summary.transientErrors, reopens: summary.reopens, calls: summary.calls, proxy: dynamo.counts }));
   });
@@ -185,7 +164,7 @@ describe('a stalled or broken S3 body', () => {
     expect(starts[2]).toBeGreaterThan(200_000);
     expect(starts[2]).toBeLessThanOrEqual(500_000);
     expect(starts[3]).toBe(starts[2] + 10);
-    await expectExactly(table, idsOf(csv));
+    await expectTableHoldsExactly(dynamodb, table, idsOf(csv));
     console.info(JSON.stringify({ figures: 'S3 stall, reset, stall', seconds: summary.seconds, reopens: summary.reopens, ranges: proxy.counts.ranges }));
   });
 
@@ -229,8 +208,8 @@ describe('past one invocation: checkpoints and continuations', () => {
     expect(summary.segments).toBeGreaterThanOrEqual(10);
     expect(summary).toMatchObject({ rowsRead: 30_000, written: good.length, rejected: rejectedCount, duplicatesCollapsed: 0, balanced: true });
     expect(summary.rejectedByReason).toEqual({ FIELD_COUNT: rejected.FIELD_COUNT.length, INVALID_NUMBER: rejected.INVALID_NUMBER.length });
-    expect(await rejectedLines(summary.rejectsObjects)).toEqual(rejected);
-    await expectExactly(table, good);
+    expect(await rejectedLinesIn(s3, summary.rejectsObjects)).toEqual(rejected);
+    await expectTableHoldsExactly(dynamodb, table, good);
     console.info(JSON.stringify({ figures: 'in-process continuations', seconds: summary.seconds, segments: summary.segments, rowsRead: summary.rowsRead, rejectsObjects: summary.rejectsObjects.length }));
 
     // The same file in one segment gives the same books.
@@ -260,8 +239,8 @@ describe('past one invocation: checkpoints and continuations', () => {
     const summary = summaryOf(results.at(-1));
     expect(summary.segments).toBe(lambda.invocations.length);
     expect(summary).toMatchObject({ rowsRead: 25_000, written: good.length, rejected: rejected.FIELD_COUNT.length + rejected.INVALID_NUMBER.length, balanced: true });
-    expect(await rejectedLines(summary.rejectsObjects)).toEqual(rejected);
-    await expectExactly(table, good);
+    expect(await rejectedLinesIn(s3, summary.rejectsObjects)).toEqual(rejected);
+    await expectTableHoldsExactly(dynamodb, table, good);
     console.info(JSON.stringify({ figures: 'continuations by self-invocation', seconds: summary.seconds, invocations: lambda.invocations.length }));
   });
 });

@@ -12,7 +12,7 @@ import { handler } from '../src/handler.js';
 import { readJobStatus } from '../src/job-status.js';
 import { generatedCsv, mixedCsv } from './support/imports.js';
 import { startLambdaEndpoint } from './support/lambda-endpoint.js';
-import { createTable, readObject, readRejects, scanAll, TEST_BUCKET, upload, useLocalServers } from './support/local.js';
+import { createTable, expectTableHoldsExactly, readObject, rejectedLinesIn, TEST_BUCKET, upload, useLocalServers } from './support/local.js';
 
 const { env, dynamodb, s3 } = useLocalServers();
 const run = promisify(execFile);
@@ -24,25 +24,6 @@ afterEach(async () => {
   cleanups = [];
   Object.assign(process.env, env);
 });
-
-/** @param {string} table @param {string[]} ids */
-async function expectExactly(table, ids) {
-  const items = await scanAll(dynamodb, table);
-  expect(items.length).toBe(ids.length);
-  expect(new Set(items.map((item) => item.id.S))).toEqual(new Set(ids));
-}
-
-/** Lines by reason in rejects files. @param {string[]} keys */
-async function rejectedLines(keys) {
-  /** @type {Record<string, number[]>} */
-  const found = {};
-  for (const key of keys) {
-    const [, ...rows] = await readRejects(s3, key);
-    for (const [line, reason] of rows) (found[reason] ??= []).push(Number(line));
-  }
-  for (const lines of Object.values(found)) lines.sort((a, b) => a - b);
-  return found;
-}
 
 /** @param {unknown} result */
 const jobSummaryOf = (result) => /** @type {import('../src/job-status.js').JobStatus['total'] & { jobId: string, shards: number, started: number, alreadyDone: number }} */ (result);
@@ -62,8 +43,8 @@ describe('a sharded job', () => {
     // Each shard that rejected something wrote its own rejects file, with the file's line numbers.
     expect(job.rejectsObjects.length).toBeGreaterThanOrEqual(2);
     expect(job.rejectsObjects.every((key) => key.includes(`/${job.jobId}/shard-`))).toBe(true);
-    expect(await rejectedLines(job.rejectsObjects)).toEqual(rejected);
-    await expectExactly(table, good);
+    expect(await rejectedLinesIn(s3, job.rejectsObjects)).toEqual(rejected);
+    await expectTableHoldsExactly(dynamodb, table, good);
 
     // The status in the bucket says the same, shard by shard.
     const status = await readJobStatus(s3, TEST_BUCKET, '_imports/', job.jobId);
@@ -115,8 +96,8 @@ describe('a sharded job', () => {
 
     const status = await readJobStatus(s3, TEST_BUCKET, '_imports/', planner.jobId);
     expect(status?.total).toMatchObject({ state: 'done', rowsRead: 30_000, written: goodRows, rejected: rejected.FIELD_COUNT.length + rejected.INVALID_NUMBER.length, balanced: true });
-    expect(await rejectedLines(status?.total.rejectsObjects ?? [])).toEqual(rejected);
-    await expectExactly(table, good);
+    expect(await rejectedLinesIn(s3, status?.total.rejectsObjects ?? [])).toEqual(rejected);
+    await expectTableHoldsExactly(dynamodb, table, good);
     console.info(JSON.stringify({ figures: 'shards by self-invocation', invocations: lambda.invocations.length, seconds: status?.total.seconds }));
   });
 
@@ -147,8 +128,8 @@ describe('a sharded job', () => {
 
     const rerun = jobSummaryOf(await handler(payload));
     expect(rerun).toMatchObject({ started: 1, alreadyDone: 3, state: 'done', rowsRead: 40_000, written: goodRows, rejected: rejected.FIELD_COUNT.length + rejected.INVALID_NUMBER.length, balanced: true });
-    expect(await rejectedLines(rerun.rejectsObjects)).toEqual(rejected);
-    await expectExactly(table, good);
+    expect(await rejectedLinesIn(s3, rerun.rejectsObjects)).toEqual(rejected);
+    await expectTableHoldsExactly(dynamodb, table, good);
   });
 
   it('runs a gzip-compressed file as one import, says so, and continues it across segments with exact totals', async () => {
@@ -160,8 +141,8 @@ describe('a sharded job', () => {
     expect(result.note).toBe('the file is gzip-compressed, which cannot be split: it ran as one shard');
     expect(result.segments).toBeGreaterThanOrEqual(3);
     expect(result).toMatchObject({ shards: 1, rowsRead: 20_000, written: good.length, rejected: rejected.FIELD_COUNT.length + rejected.INVALID_NUMBER.length, balanced: true });
-    expect(await rejectedLines(result.rejectsObjects)).toEqual(rejected);
-    await expectExactly(table, good);
+    expect(await rejectedLinesIn(s3, result.rejectsObjects)).toEqual(rejected);
+    await expectTableHoldsExactly(dynamodb, table, good);
   });
 
   it('shards a file past bytesPerShard, and leaves a smaller one whole', async () => {

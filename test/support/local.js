@@ -5,7 +5,7 @@ import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { parse } from 'csv-parse/sync';
 import { randomUUID } from 'node:crypto';
-import { inject } from 'vitest';
+import { expect, inject } from 'vitest';
 import { createTable as createLocalTable } from '../../local/servers.js';
 import { TEST_BUCKET } from './global-setup.js';
 
@@ -79,4 +79,31 @@ export async function listKeys(s3, prefix) {
  */
 export async function readRejects(s3, key) {
   return parse(await readObject(s3, key), { relax_column_count: true });
+}
+
+/**
+ * Checks that the table holds exactly these ids (its `id` attribute), each once.
+ * @param {DynamoDBClient} dynamodb @param {string} table @param {string[]} ids
+ */
+export async function expectTableHoldsExactly(dynamodb, table, ids) {
+  const items = await scanAll(dynamodb, table);
+  const found = new Set(items.map((item) => item.id.S));
+  expect(items.length).toBe(ids.length);
+  expect(found.size).toBe(ids.length);
+  expect(ids.filter((id) => !found.has(id))).toEqual([]);
+}
+
+/**
+ * The lines of rejects files by reason, each list sorted.
+ * @param {S3Client} s3 @param {string[]} keys
+ */
+export async function rejectedLinesIn(s3, keys) {
+  /** @type {Record<string, number[]>} */
+  const found = {};
+  for (const key of keys) {
+    const [, ...rows] = await readRejects(s3, key);
+    for (const [line, reason] of rows) (found[reason] ??= []).push(Number(line));
+  }
+  for (const lines of Object.values(found)) lines.sort((a, b) => a - b);
+  return found;
 }
