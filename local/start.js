@@ -11,8 +11,7 @@ import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
 import { resolveConfig } from '../src/config.js';
 import { uploadStream, writeCsv } from '../data-generator/generate.js';
-import { HeadObjectCommand } from '@aws-sdk/client-s3';
-import { jobIdFor } from '../src/checkpoint.js';
+import { jobIdOfObject } from '../src/job-status.js';
 import { S3RVER_CREDENTIALS } from './s3-emulator.js';
 import { LOCAL_REGION, startLocalServers, stopOnSignals } from './servers.js';
 import { writeLocalSession } from './session.js';
@@ -119,8 +118,7 @@ async function main() {
       await uploadStream(servers.s3, BUCKET, key, (body) => writeCsv(body, { rows, seed: 42, sorted: false }));
     }
 
-    const head = await servers.s3.send(new HeadObjectCommand({ Bucket: BUCKET, Key: key }));
-    const jobId = jobIdFor(BUCKET, key, (head.ETag ?? '').replaceAll('"', ''));
+    const jobId = await jobIdOfObject(servers.s3, BUCKET, key);
     log(`Job ${jobId}; in another terminal, while this runs: npm run status -- ${jobId} --watch`);
 
     Object.assign(process.env, servers.env, { TABLE_NAME: TABLE });

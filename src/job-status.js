@@ -5,8 +5,9 @@
  * Anyone who can read the bucket can follow a job; a re-run of a sharded job reads them to start only the
  * shards that are not done.
  */
-import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { GetObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { hostname } from 'node:os';
+import { jobIdFor } from './checkpoint.js';
 
 /** @typedef {'pending' | 'running' | 'done' | 'failed'} ShardState */
 
@@ -39,6 +40,15 @@ export function runnerOf() {
   const logStream = process.env.AWS_LAMBDA_LOG_STREAM_NAME;
   if (logStream !== undefined) return { logGroup: process.env.AWS_LAMBDA_LOG_GROUP_NAME, logStream };
   return { pid: process.pid, host: hostname() };
+}
+
+/**
+ * The job id of the object's current version (from its ETag), as an import of it would name its job.
+ * @param {import('@aws-sdk/client-s3').S3Client} s3 @param {string} bucket @param {string} key
+ */
+export async function jobIdOfObject(s3, bucket, key) {
+  const head = await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
+  return jobIdFor(bucket, key, (head.ETag ?? '').replaceAll('"', ''));
 }
 
 /** @param {string} prefix @param {string} jobId */

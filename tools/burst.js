@@ -13,16 +13,16 @@
  */
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
-import { HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { S3Client } from '@aws-sdk/client-s3';
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { disjointSeed, uploadStream, writeCsv } from '../data-generator/generate.js';
-import { jobIdFor } from '../src/checkpoint.js';
 import { MAX_SHARDS, resolveConfig } from '../src/config.js';
 import { planJob, shardPayloads, startLocalWorkers } from '../src/fan-out.js';
-import { readJobStatus } from '../src/job-status.js';
+import { jobIdOfObject, readJobStatus } from '../src/job-status.js';
+import { textTable } from './text-table.js';
 import { S3RVER_CREDENTIALS } from '../local/s3-emulator.js';
 import { LOCAL_REGION, startLocalServers, stopOnSignals } from '../local/servers.js';
 import { writeLocalSession } from '../local/session.js';
@@ -109,8 +109,7 @@ async function uploadFiles(s3, bucket, files) {
   for (const file of files) {
     log(`Generating ${file.rows.toLocaleString('en-US')} rows into s3://${bucket}/${file.key}...`);
     await uploadStream(s3, bucket, file.key, (body) => writeCsv(body, { rows: file.rows, seed: file.seed, sorted: false }));
-    const head = await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: file.key }));
-    jobIds.push(jobIdFor(bucket, file.key, (head.ETag ?? '').replaceAll('"', '')));
+    jobIds.push(await jobIdOfObject(s3, bucket, file.key));
   }
   return jobIds;
 }
@@ -288,9 +287,8 @@ function printTable(result, burst) {
   const rows = [['invocation', 'state', 'rows', 'written', 'seconds', 'rows/s', 'throttled items']];
   for (const row of result.invocations) rows.push([row.name, row.state, n(row.rows), n(row.written), String(row.seconds), n(row.rowsPerSecond), n(row.throttledItems)]);
   rows.push(['total', result.balanced ? 'done' : 'NOT DONE', n(result.invocations.reduce((sum, row) => sum + row.rows, 0)), n(result.written), String(result.seconds), n(result.rowsPerSecond), n(result.throttledItems)]);
-  const widths = rows[0].map((_, c) => Math.max(...rows.map((row) => row[c].length)));
   log(`\n${burst.invocations} invocations${burst.shard ? ' (one file in shards)' : ''}, ${n(burst.rows)} rows each; total rows/s = rows written / time from the first start to the last end`);
-  for (const row of rows) log(row.map((cell, c) => (c >= 2 ? cell.padStart(widths[c]) : cell.padEnd(widths[c]))).join('  '));
+  for (const line of textTable(rows, (c) => c >= 2)) log(line);
 }
 
 /** DynamoDB Local keeps ItemCount exact and live. @param {import('@aws-sdk/client-dynamodb').DynamoDBClient} dynamodb @param {string} table */

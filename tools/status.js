@@ -4,11 +4,11 @@
  * objects its shards write to the source bucket. Works against AWS (--bucket or --stage) and against the
  * local servers of a running `npm start` or `npm run burst`.
  */
-import { HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { S3Client } from '@aws-sdk/client-s3';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { jobIdFor } from '../src/checkpoint.js';
-import { readJobStatus } from '../src/job-status.js';
+import { jobIdOfObject, readJobStatus } from '../src/job-status.js';
+import { textTable } from './text-table.js';
 import { readLocalSession } from '../local/session.js';
 
 const HELP = `Usage: npm run status -- <job id | s3://bucket/key> [options]
@@ -78,10 +78,10 @@ async function resolveTarget(job, options) {
   if (job.startsWith('s3://')) {
     const [objectBucket, ...keyParts] = job.slice(5).split('/');
     const key = keyParts.join('/');
-    const head = await s3.send(new HeadObjectCommand({ Bucket: objectBucket, Key: key })).catch((error) => {
+    const jobId = await jobIdOfObject(s3, objectBucket, key).catch((error) => {
       throw new Error(`cannot read ${job} (${error.name}); check the bucket and key`);
     });
-    return { s3, bucket: objectBucket, jobId: jobIdFor(objectBucket, key, (head.ETag ?? '').replaceAll('"', '')) };
+    return { s3, bucket: objectBucket, jobId };
   }
   if (!/^[0-9a-f-]{36}$/.test(job)) throw new Error(`"${job}" is not a job id (a UUID such as 3f2a9c1e-...) nor s3://bucket/key`);
   return { s3, bucket: /** @type {string} */ (bucket), jobId: job };
@@ -103,9 +103,7 @@ export function formatJobStatus(status, bucket) {
   }
   const t = status.total;
   rows.push(['total', t.state, n(t.rowsRead), n(t.written), n(t.rejected), n(t.rowsPerSecond), '', `${t.seconds} s, books ${t.balanced ? 'balanced' : 'open'}`]);
-  const widths = rows[0].map((_, c) => Math.max(...rows.map((row) => row[c].length)));
-  const lines = rows.map((row) => row.map((cell, c) => (c >= 2 && c <= 5 ? cell.padStart(widths[c]) : cell.padEnd(widths[c]))).join('  ').trimEnd());
-  return [head, ...lines].join('\n');
+  return [head, ...textTable(rows, (c) => c >= 2 && c <= 5)].join('\n');
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
