@@ -67,9 +67,14 @@ export function parseShardSpec(raw, name) {
     Number.isInteger(s.start) && s.start > 0 &&
     Number.isInteger(s.end) && s.end > s.start &&
     Number.isInteger(s.line) && s.line > 0 &&
-    Array.isArray(s.header) && s.header.length > 0 && s.header.every((/** @type {unknown} */ h) => typeof h === 'string');
+    isHeader(s.header);
   if (!ok) throw new ConfigError(name, '(a malformed shard)', 'the planner sets "shard" for the shards it starts; to shard a file, pass "shards" instead');
   return /** @type {ShardSpec} */ (s);
+}
+
+/** A CSV header as a checkpoint or shard carries it: a non-empty list of names. @param {unknown} value */
+function isHeader(value) {
+  return Array.isArray(value) && value.length > 0 && value.every((name) => typeof name === 'string');
 }
 
 const TOTAL_NAMES = /** @type {const} */ (['rowsRead', 'written', 'rejected', 'duplicatesCollapsed', 'retries', 'throttledItems', 'throttledCalls', 'transientErrors', 'wcu', 'calls']);
@@ -91,7 +96,7 @@ export function parseCheckpoint(raw, name) {
     typeof c.etag === 'string' &&
     Number.isInteger(c.byte) && c.byte > 0 &&
     Number.isInteger(c.line) && c.line > 0 &&
-    Array.isArray(c.header) && c.header.length > 0 && c.header.every((/** @type {unknown} */ h) => typeof h === 'string') &&
+    isHeader(c.header) &&
     Number.isInteger(c.segments) && c.segments > 0 &&
     isCount(c.seconds) &&
     isCount(c.reopens) &&

@@ -106,7 +106,7 @@ export function shardPayloads(payload, plan) {
 export async function runShardedJob(payload, config, { clients, logger, functionArn }) {
   const plan = await planJob(config, clients.s3);
   if (plan === undefined) return undefined;
-  const status = await readJobStatus(clients.s3, config.bucket, config.statusPrefix, plan.jobId);
+  const status = await readJobStatus(clients.s3, config.bucket, config.statusPrefix, plan.jobId, plan);
   const payloads = shardPayloads(payload, plan);
   const todo = payloads.filter((_, index) => status?.shards[index]?.state !== 'done');
   const skipped = payloads.length - todo.length;
@@ -127,7 +127,7 @@ export async function runShardedJob(payload, config, { clients, logger, function
     const index = /** @type {{ shard: { index: number } }} */ (todo[i]).shard.index;
     await markFailedIfUnfinished(clients.s3, config, plan.jobId, index, `worker process exited with ${result.signal ?? `code ${result.code}`}`);
   }
-  const final = await readJobStatus(clients.s3, config.bucket, config.statusPrefix, plan.jobId);
+  const final = await readJobStatus(clients.s3, config.bucket, config.statusPrefix, plan.jobId, plan);
   if (final === undefined) throw new Error(`job ${plan.jobId} left no status in s3://${config.bucket}/${config.statusPrefix}`);
   const summary = { jobId: plan.jobId, bucket: config.bucket, key: config.key, table: config.table, shards: plan.shards.length, started: todo.length, alreadyDone: skipped, ...final.total, note: plan.note };
   logger.info('job summary', summary);

@@ -64,7 +64,9 @@ export async function runImport(config, { clients, logger, stopBy = Infinity, pu
   const rejectSample = [...(resume?.rejectSample ?? [])];
   const rejectsObjects = [...(resume?.rejectsObjects ?? [])];
 
-  const context = { jobId: resume?.jobId ?? shard?.jobId, shard: shard?.index ?? 0, segment, bucket: config.bucket, key: config.key, table: config.table };
+  const shardIndex = shard?.index ?? 0;
+  const shardCount = shard?.count ?? 1;
+  const context = { jobId: resume?.jobId ?? shard?.jobId, shard: shardIndex, segment, bucket: config.bucket, key: config.key, table: config.table };
   await checkTable(clients.dynamodb, config);
   // A compressed file is read from its start by every segment (see source-encoding.js).
   const resumeGzip = resume?.gzip === true;
@@ -79,8 +81,6 @@ export async function runImport(config, { clients, logger, stopBy = Infinity, pu
   const input = await csvBytes(source.body, { skip: resumeGzip ? startByte : 0 });
   const jobId = resume?.jobId ?? shard?.jobId ?? jobIdFor(config.bucket, config.key, source.etag);
   context.jobId = jobId;
-  const shardIndex = shard?.index ?? 0;
-  const shardCount = shard?.count ?? 1;
 
   /** @type {string[] | undefined} */
   let header = resume?.header ?? shard?.header;

@@ -168,11 +168,12 @@ export function createStatusWriter({ s3, bucket, key, onError }) {
  * Reads a job's plan and every shard's status. A job without a plan (a plain, unsharded import) has one shard.
  * @param {import('@aws-sdk/client-s3').S3Client} s3
  * @param {string} bucket @param {string} prefix @param {string} jobId
+ * @param {JobPlan} [knownPlan]  the plan, when the caller has it already
  * @returns {Promise<JobStatus | undefined>}  undefined if the bucket holds nothing for this job
  */
-export async function readJobStatus(s3, bucket, prefix, jobId) {
+export async function readJobStatus(s3, bucket, prefix, jobId, knownPlan) {
   /** @type {JobPlan | undefined} */
-  const plan = await getJson(s3, bucket, planKey(prefix, jobId));
+  const plan = knownPlan ?? (await getJson(s3, bucket, planKey(prefix, jobId)));
   const count = plan === undefined ? 1 : plan.shards.length;
   const found = await Promise.all(Array.from({ length: count }, (_, index) => getJson(s3, bucket, shardStatusKey(prefix, jobId, index))));
   if (plan === undefined && found[0] === undefined) return undefined;
