@@ -32,7 +32,11 @@ describe('data generator', () => {
     for (const row of rows) {
       expect(row.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
       expect(row.email).toMatch(/^[^@\s]+@[a-z.]+$/);
-      expect(row.birth_date).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+      expect(row.phone).toMatch(/^\+1-\d{3}-\d{3}-\d{4}$/);
+      expect(row.national_id).toMatch(/^\d{3}-\d{2}-\d{4}$/);
+      expect(row.birth_date).toMatch(/^(19[4-9]\d|200[0-5])-(0[1-9]|1[0-2])-(0[1-9]|1\d|2[0-8])$/);
+      expect(row.first_name).toMatch(/^\p{L}+$/u);
+      expect(row.last_name).toMatch(/^[\p{L}']+$/u);
       expect(row.balance).toMatch(/^\d+\.\d{2}$/);
       expect(['true', 'false']).toContain(row.active);
       expect(COUNTRIES).toContain(row.country);
