@@ -27,4 +27,5 @@ process.stdout.write(
   `${JSON.stringify({ result: { summary: outcome.summary, seconds, cpuSeconds: (cpu.user + cpu.system) / 1e6, maxRssMB: process.resourceUsage().maxRSS / 1024 } })}\n`,
 );
 clients.dynamodb.destroy();
+clients.batchWrite.destroy();
 clients.s3.destroy();

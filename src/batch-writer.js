@@ -9,7 +9,6 @@
  * The reader is held back by the batches outstanding (on the wire, waiting for a slot, or backing
  * off), at most `concurrency`, so memory stays bounded whatever the window does.
  */
-import { BatchWriteItemCommand } from '@aws-sdk/client-dynamodb';
 import pLimit from 'p-limit';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { backoffDelay, classifyError, describeError } from './retry.js';
@@ -25,7 +24,7 @@ export const BATCH_SIZE = 25;
 /**
  * One row on its way to the table.
  * @typedef {object} Entry
- * @property {Item} item
+ * @property {string} json    the item in DynamoDB's JSON wire form (rows.js)
  * @property {string} keyId   primary key as one string
  * @property {number} line    line of the CSV where the record starts
  * @property {string[]} fields  the original fields, for the rejects file
@@ -41,7 +40,7 @@ export const BATCH_SIZE = 25;
 
 /**
  * @typedef {object} BatchWriterOptions
- * @property {{ send: (command: BatchWriteItemCommand) => Promise<import('@aws-sdk/client-dynamodb').BatchWriteItemCommandOutput> }} client
+ * @property {Pick<import('./batch-write-client.js').BatchWriteClient, 'batchWrite'>} client  sends one request body
  * @property {string} table
  * @property {(item: Item) => string} keyIdOf   the keyId of an item as DynamoDB returns it
  * @property {number} concurrency      most calls in flight (the adaptive window's ceiling)
@@ -88,11 +87,13 @@ export function createBatchWriter(options) {
     onReject({ line: entry.line, reason, message, fields: entry.fields });
   }
 
-  /** @param {Entry[]} entries */
-  function command(entries) {
-    const requests = new Array(entries.length);
-    for (let i = 0; i < entries.length; i++) requests[i] = { PutRequest: { Item: entries[i].item } };
-    return new BatchWriteItemCommand({ RequestItems: { [table]: requests }, ReturnConsumedCapacity: 'TOTAL' });
+  const bodyStart = `{"RequestItems":{${JSON.stringify(table)}:[`;
+  const bodyEnd = ']},"ReturnConsumedCapacity":"TOTAL"}';
+  /** The BatchWriteItem request as JSON. @param {Entry[]} entries */
+  function requestBody(entries) {
+    let body = bodyStart;
+    for (let i = 0; i < entries.length; i++) body += `${i === 0 ? '' : ','}{"PutRequest":{"Item":${entries[i].json}}}`;
+    return body + bodyEnd;
   }
 
   /**
@@ -176,7 +177,7 @@ export function createBatchWriter(options) {
     stats.calls++;
     stats.inFlight++;
     try {
-      return await client.send(command(entries));
+      return await client.batchWrite(requestBody(entries));
     } finally {
       stats.inFlight--;
     }

@@ -1,14 +1,16 @@
 /**
- * SDK clients for one import: keep-alive sockets sized to the write window, endpoint overrides for
- * local mode. Clients are cached per settings so a warm Lambda reuses its open connections.
+ * Clients for one import: the SDK's for S3 and DynamoDB's other calls, and the lean BatchWriteItem
+ * client (batch-write-client.js) with keep-alive sockets sized to the write window; endpoint overrides
+ * for local mode. Clients are cached per settings so a warm Lambda reuses its open connections.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import http from 'node:http';
 import https from 'node:https';
+import { createBatchWriteClient } from './batch-write-client.js';
 
-/** @typedef {{ dynamodb: DynamoDBClient, s3: S3Client }} Clients */
+/** @typedef {{ dynamodb: DynamoDBClient, s3: S3Client, batchWrite: import('./batch-write-client.js').BatchWriteClient }} Clients */
 
 /** @type {Map<string, Clients>} */
 const cache = new Map();
@@ -32,28 +34,20 @@ export function clientsFor(config) {
  * @returns {Clients}
  */
 export function createClients(config) {
-  // One socket per call in flight, plus a few for retries that overlap a closing socket.
-  const agentOptions = { keepAlive: true, maxSockets: config.concurrency + 8 };
   const dynamodb = new DynamoDBClient({
     region: config.region,
     endpoint: config.dynamodbEndpoint,
-    // The batch writer owns retries: it must see throttles and UnprocessedItems to count them and
-    // back off once, not under a second, hidden retry loop.
-    maxAttempts: 1,
-    requestHandler: new NodeHttpHandler({
-      httpAgent: new http.Agent(agentOptions),
-      httpsAgent: new https.Agent(agentOptions),
-      connectionTimeout: 3_000,
-      // A call with no answer in time is abandoned and retried like a 5xx (a put is idempotent).
-      // Without throwOnRequestTimeout the SDK only logs a warning and waits on.
-      requestTimeout: config.requestTimeoutMs,
-      throwOnRequestTimeout: true,
-    }),
+    requestHandler: new NodeHttpHandler({ connectionTimeout: 3_000, requestTimeout: config.requestTimeoutMs, throwOnRequestTimeout: true }),
   });
-  // The SDK's logger middleware builds a redacted copy of every request (all 25 items, walked through
-  // the schema) for a logger that by default discards it: 12% of the import's CPU. Nothing here reads it.
-  dynamodb.middlewareStack.remove('loggerMiddleware');
-  serializeBatchWritesAsJson(dynamodb);
+  const batchWrite = createBatchWriteClient({
+    endpoint: config.dynamodbEndpoint === undefined ? dynamodb.config.endpointProvider({ Region: config.region }).url : new URL(config.dynamodbEndpoint),
+    region: config.region,
+    credentials: dynamodb.config.credentials,
+    // A call with no answer in time is abandoned and retried like a 5xx (a put is idempotent).
+    requestTimeoutMs: config.requestTimeoutMs,
+    // One socket per call in flight, plus a few for retries that overlap a closing socket.
+    maxSockets: config.concurrency + 8,
+  });
   const s3 = new S3Client({
     region: config.region,
     endpoint: config.s3Endpoint,
@@ -66,25 +60,5 @@ export function createClients(config) {
       // is handled by s3-source.js, which times the wait for its headers and for each chunk.
     }),
   });
-  return { dynamodb, s3 };
+  return { dynamodb, s3, batchWrite };
 }
-
-/**
- * The SDK serializes each request by walking the operation's schema member by member, a tenth of the
- * import's CPU. A BatchWriteItem built here holds only plain JSON values (S, N and BOOL strings and
- * booleans, no binary, no dates), whose wire form is exactly JSON.stringify's. So the SDK builds the
- * request (endpoint, path, headers) from an empty input, and the body is the input as JSON.
- * test/clients.test.js checks the body against the SDK's own serialization.
- * @param {DynamoDBClient} dynamodb
- */
-export function serializeBatchWritesAsJson(dynamodb) {
-  const protocol = /** @type {any} */ (dynamodb.config).protocol;
-  const serializeRequest = protocol.serializeRequest.bind(protocol);
-  protocol.serializeRequest = async (/** @type {any} */ operation, /** @type {any} */ input, /** @type {any} */ context) => {
-    if (operation.name !== 'BatchWriteItem') return serializeRequest(operation, input, context);
-    const request = await serializeRequest(operation, {}, context);
-    request.body = JSON.stringify(input);
-    return request;
-  };
-}
-

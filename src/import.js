@@ -101,7 +101,7 @@ export async function runImport(config, { clients, logger, stopBy = Infinity, pu
   };
 
   const writer = createBatchWriter({
-    client: clients.dynamodb,
+    client: clients.batchWrite,
     table: config.table,
     keyIdOf: keyIdReader(config),
     concurrency: config.concurrency,
@@ -173,7 +173,7 @@ export async function runImport(config, { clients, logger, stopBy = Infinity, pu
         rejectRow(error, line, record);
       }
       if (built !== undefined) {
-        const wait = shuffle.add({ item: built.item, keyId: built.keyId, line, fields: record });
+        const wait = shuffle.add({ json: built.json, keyId: built.keyId, line, fields: record });
         if (wait !== undefined) await wait;
       }
       if (rejects.backlogged()) await rejects.drained();

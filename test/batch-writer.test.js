@@ -16,9 +16,12 @@ function recordingClient(answer = () => ({})) {
     get maxActive() {
       return maxActive;
     },
-    /** @param {any} command */
-    async send(command) {
-      const requests = command.input.RequestItems.t;
+    /** @param {string} body */
+    async batchWrite(body) {
+      const request = JSON.parse(body);
+      expect(Object.keys(request.RequestItems)).toEqual(['t']);
+      expect(request.ReturnConsumedCapacity).toBe('TOTAL');
+      const requests = request.RequestItems.t;
       const keys = requests.map((/** @type {any} */ r) => r.PutRequest.Item.id.S);
       calls.push(keys);
       active++;
@@ -30,7 +33,6 @@ function recordingClient(answer = () => ({})) {
       return {
         UnprocessedItems: unprocessed.length ? { t: requests.filter((/** @type {any} */ r) => unprocessed.includes(r.PutRequest.Item.id.S)) } : {},
         ConsumedCapacity: [{ TableName: 't', CapacityUnits: keys.length - unprocessed.length }],
-        $metadata: {},
       };
     },
   };
@@ -61,7 +63,7 @@ function writerFor(client, options = {}) {
 async function addRows(writer, count, key = (i) => `k${i}`) {
   for (let i = 0; i < count; i++) {
     const id = key(i);
-    const wait = writer.add({ item: { id: { S: id } }, keyId: id, line: i + 2, fields: [id] });
+    const wait = writer.add({ json: JSON.stringify({ id: { S: id } }), keyId: id, line: i + 2, fields: [id] });
     if (wait) await wait;
   }
   await writer.flush();
@@ -180,7 +182,7 @@ describe('batch writer', () => {
     const { writer, stats } = writerFor(client, { concurrency: 16, adaptive: true, minConcurrency: 1, maxAttempts: 50 });
     for (let i = 0; i < 25 * 400; i++) {
       const id = `k${i}`;
-      const wait = writer.add({ item: { id: { S: id } }, keyId: id, line: i + 2, fields: [id] });
+      const wait = writer.add({ json: JSON.stringify({ id: { S: id } }), keyId: id, line: i + 2, fields: [id] });
       if (wait) await wait;
       windows.push(stats.window);
     }
@@ -214,16 +216,16 @@ describe('batch writer', () => {
     /** @type {any[]} */
     const sent = [];
     const client = {
-      /** @param {any} command */
-      async send(command) {
-        sent.push(...command.input.RequestItems.t.map((/** @type {any} */ r) => r.PutRequest.Item));
-        return { UnprocessedItems: {}, $metadata: {} };
+      /** @param {string} body */
+      async batchWrite(body) {
+        sent.push(...JSON.parse(body).RequestItems.t.map((/** @type {any} */ r) => r.PutRequest.Item));
+        return { UnprocessedItems: {} };
       },
     };
     const { writer, stats } = writerFor(/** @type {any} */ (client));
     /** @type {Array<[string, number]>} */
     const rows = [['a', 9], ['b', 3], ['a', 4], ['a', 12], ['b', 2]];
-    for (const [id, line] of rows) writer.add({ item: { id: { S: id }, line: { N: String(line) } }, keyId: id, line, fields: [id] });
+    for (const [id, line] of rows) writer.add({ json: JSON.stringify({ id: { S: id }, line: { N: String(line) } }), keyId: id, line, fields: [id] });
     await writer.flush();
     expect(stats.duplicatesCollapsed).toBe(3);
     expect(sent).toEqual([{ id: { S: 'a' }, line: { N: '12' } }, { id: { S: 'b' }, line: { N: '3' } }]);

@@ -10,10 +10,29 @@ describe('createItemBuilder', () => {
   const build = createItemBuilder(header, config({ columnTypes: 'age:N,active:BOOL,big:N' }), source);
 
   it('builds typed AttributeValues, numbers as their digits, and leaves empty cells out', () => {
-    const { item, keyId } = build(['a1', 'Ann', '42', 'TRUE', '12345678901234567890.123456789'], 2);
-    expect(item).toEqual({ id: { S: 'a1' }, name: { S: 'Ann' }, age: { N: '42' }, active: { BOOL: true }, big: { N: '12345678901234567890.123456789' } });
+    const { json, keyId } = build(['a1', 'Ann', '42', 'TRUE', '12345678901234567890.123456789'], 2);
+    expect(JSON.parse(json)).toEqual({ id: { S: 'a1' }, name: { S: 'Ann' }, age: { N: '42' }, active: { BOOL: true }, big: { N: '12345678901234567890.123456789' } });
     expect(keyId).toBe('a1');
-    expect(build(['a2', '', '', 'false', ''], 3).item).toEqual({ id: { S: 'a2' }, active: { BOOL: false } });
+    expect(JSON.parse(build(['a2', '', '', 'false', ''], 3).json)).toEqual({ id: { S: 'a2' }, active: { BOOL: false } });
+  });
+
+  it('writes any string as JSON.stringify would: quotes, backslashes, control characters, non-ASCII, lone surrogates', () => {
+    const values = ['plain', 'say "hi"', 'back\\slash', 'tab\there', 'line\nbreak\r\n', 'ünï €', '日本', 'emoji 😀', 'lone \ud800', 'nul \u0000', 'del \u007f', ' ', '{"S":"x"}'];
+    const text = createItemBuilder(['id', 'v'], config(), source);
+    for (const value of values) {
+      const { json } = text(['k', value], 2);
+      expect(json).toBe(JSON.stringify({ id: { S: 'k' }, v: { S: value } }));
+    }
+    const named = createItemBuilder(['id', 'odd "name"\\'], config(), source)(['k', 'v'], 2).json;
+    expect(JSON.parse(named)).toEqual({ id: { S: 'k' }, 'odd "name"\\': { S: 'v' } });
+  });
+
+  it('puts a generated key after the columns, and alone when every cell is empty', () => {
+    const generated = createItemBuilder(['name', 'age'], config({ generateKey: true, columnTypes: 'age:N' }), source);
+    const full = JSON.parse(generated(['Ann', '7'], 2).json);
+    expect(Object.keys(full)).toEqual(['name', 'age', 'id']);
+    expect(full.age).toEqual({ N: '7' });
+    expect(JSON.parse(generated(['', ''], 3).json)).toEqual({ id: { S: generated(['', ''], 3).keyId } });
   });
 
   it.each([
@@ -63,7 +82,7 @@ describe('keyIdReader', () => {
     [{ keyColumn: 'n', sortKeyColumn: 'sku', columnTypes: 'n:N' }, ['id', 'sku', 'n'], ['a', 'x', '17']],
   ])('reads back from an item the keyId the builder gave its row (%j)', (options, header, fields) => {
     const built = createItemBuilder(header, config(options), source)(fields, 2);
-    expect(keyIdReader(config(options))(built.item)).toBe(built.keyId);
+    expect(keyIdReader(config(options))(JSON.parse(built.json))).toBe(built.keyId);
   });
 
   it('tells apart items that share a partition key but not a sort key', () => {

@@ -1,0 +1,129 @@
+import { SignatureV4 } from '@smithy/signature-v4';
+import { createHash, createHmac } from 'node:crypto';
+import http from 'node:http';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createBatchWriteClient, signedHeaders } from '../src/batch-write-client.js';
+import { classifyError } from '../src/retry.js';
+
+/** SHA-256 in the shape the SDK's signer takes. */
+class Sha256 {
+  /** @param {Uint8Array} [secret] */
+  constructor(secret) {
+    this.hash = secret === undefined ? createHash('sha256') : createHmac('sha256', secret);
+  }
+  /** @param {string | Uint8Array} data */
+  update(data) {
+    this.hash.update(data);
+  }
+  async digest() {
+    return new Uint8Array(this.hash.digest());
+  }
+}
+
+/** The Authorization header the SDK's own signer gives the same request. @param {Record<string, string | number>} headers @param {Buffer} payload @param {any} credentials @param {Date} now */
+async function sdkAuthorization(headers, payload, credentials, now) {
+  const signer = new SignatureV4({ service: 'dynamodb', region: 'eu-central-1', credentials, sha256: /** @type {any} */ (Sha256), applyChecksum: false });
+  const unsigned = Object.fromEntries(Object.entries(headers).filter(([name]) => !['authorization', 'x-amz-date', 'x-amz-security-token'].includes(name)).map(([name, value]) => [name, String(value)]));
+  const signed = /** @type {any} */ (await signer.sign(
+    /** @type {any} */ ({ method: 'POST', protocol: 'https:', hostname: 'dynamodb.eu-central-1.amazonaws.com', path: '/', query: {}, headers: unsigned, body: payload }),
+    { signingDate: now },
+  ));
+  return signed.headers.authorization;
+}
+
+describe('BatchWriteItem client', () => {
+  const payload = Buffer.from('{"RequestItems":{"people":[{"PutRequest":{"Item":{"id":{"S":"ünï €"}}}}]},"ReturnConsumedCapacity":"TOTAL"}');
+  const now = new Date('2026-11-22T23:59:58.123Z');
+
+  /** @type {Array<[string, import('../src/batch-write-client.js').Credentials]>} */
+  const credentialCases = [
+    ['long-term credentials', { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY' }],
+    ['a session token', { accessKeyId: 'ASIAEXAMPLE', secretAccessKey: 'secret/with+signs', sessionToken: 'FwoGZXIvYXdzEJr//////////wEaDEXAMPLE==' }],
+  ];
+  it.each(credentialCases)('signs as the SDK signs, with %s', async (_, credentials) => {
+    const headers = signedHeaders({ host: 'dynamodb.eu-central-1.amazonaws.com', path: '/', region: 'eu-central-1', payload, credentials, now });
+    expect(headers['x-amz-date']).toBe('20261122T235958Z');
+    expect(headers['x-amz-security-token']).toBe(credentials.sessionToken);
+    expect(headers.authorization).toBe(await sdkAuthorization(headers, payload, credentials, now));
+    // A different body, day or secret is a different signature.
+    expect(signedHeaders({ host: 'dynamodb.eu-central-1.amazonaws.com', path: '/', region: 'eu-central-1', payload: Buffer.from('{}'), credentials, now }).authorization).not.toBe(headers.authorization);
+    expect(signedHeaders({ host: 'dynamodb.eu-central-1.amazonaws.com', path: '/', region: 'eu-central-1', payload, credentials, now: new Date('2026-11-23T00:00:01Z') }).authorization).not.toBe(headers.authorization);
+  });
+
+  /** @type {http.Server | undefined} */
+  let server;
+  afterEach(() => new Promise((resolve) => (server ? server.close(() => resolve(undefined)) : resolve(undefined))));
+
+  /**
+   * A loopback server that answers each call with `answer`, and the client pointed at it.
+   * @param {(request: http.IncomingMessage, body: string, response: http.ServerResponse) => void} answer
+   */
+  async function clientAnswered(answer) {
+    server = http.createServer((request, response) => {
+      let body = '';
+      request.setEncoding('utf8');
+      request.on('data', (chunk) => (body += chunk));
+      request.on('end', () => answer(request, body, response));
+    });
+    await new Promise((resolve) => /** @type {http.Server} */ (server).listen(0, '127.0.0.1', () => resolve(undefined)));
+    const { port } = /** @type {import('node:net').AddressInfo} */ (server.address());
+    const credentials = { accessKeyId: 'AKID', secretAccessKey: 'secret', sessionToken: 'token' };
+    return createBatchWriteClient({ endpoint: new URL(`http://127.0.0.1:${port}`), region: 'us-east-1', credentials: async () => credentials, requestTimeoutMs: 300, maxSockets: 4 });
+  }
+
+  it('posts the body with the target, signature and token headers, and reads the answer', async () => {
+    /** @type {http.IncomingHttpHeaders} */
+    let seen = {};
+    let seenBody = '';
+    const client = await clientAnswered((request, body, response) => {
+      seen = request.headers;
+      seenBody = body;
+      response.writeHead(200, { 'content-type': 'application/x-amz-json-1.0' }).end('{"UnprocessedItems":{},"ConsumedCapacity":[{"TableName":"people","CapacityUnits":1}]}');
+    });
+    const output = await client.batchWrite(payload.toString());
+    client.destroy();
+    expect(output).toEqual({ UnprocessedItems: {}, ConsumedCapacity: [{ TableName: 'people', CapacityUnits: 1 }] });
+    expect(seenBody).toBe(payload.toString());
+    expect(seen['x-amz-target']).toBe('DynamoDB_20120810.BatchWriteItem');
+    expect(seen['content-type']).toBe('application/x-amz-json-1.0');
+    expect(seen['content-length']).toBe(String(payload.length));
+    expect(seen['x-amz-security-token']).toBe('token');
+    expect(seen.authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=AKID\/\d{8}\/us-east-1\/dynamodb\/aws4_request, SignedHeaders=content-length;content-type;host;x-amz-date;x-amz-security-token;x-amz-target, Signature=[0-9a-f]{64}$/);
+  });
+
+  it.each([
+    ['a throttle', 400, '{"__type":"com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException","message":"The level of configured provisioned throughput for the table was exceeded."}', 'ProvisionedThroughputExceededException', 'throttle'],
+    ['a refused item', 400, '{"__type":"com.amazon.coral.validate#ValidationException","message":"One or more parameter values were invalid"}', 'ValidationException', 'invalid'],
+    ['a missing table', 400, '{"__type":"com.amazonaws.dynamodb.v20120810#ResourceNotFoundException","message":"Requested resource not found"}', 'ResourceNotFoundException', 'fatal'],
+    ['bad credentials', 400, '{"__type":"com.amazon.coral.service#UnrecognizedClientException","Message":"The security token included in the request is invalid."}', 'UnrecognizedClientException', 'fatal'],
+    ['a server fault', 500, '{"__type":"com.amazon.coral.service#InternalFailure"}', 'InternalFailure', 'transient'],
+    ['a proxy page', 503, '<html>Service Unavailable</html>', 'InternalServerError', 'transient'],
+    ['a 200 that is not JSON', 200, '{"Unprocessed', 'MalformedResponse', 'transient'],
+  ])('names %s as the SDK would, so it is retried or not alike', async (_, status, text, name, kind) => {
+    const client = await clientAnswered((request, body, response) => response.writeHead(status, { 'x-amzn-requestid': 'REQ1' }).end(text));
+    const error = await client.batchWrite('{}').catch((/** @type {any} */ e) => e);
+    client.destroy();
+    expect(error.name).toBe(name);
+    expect(error.$metadata).toEqual({ httpStatusCode: status, requestId: 'REQ1' });
+    expect(classifyError(error)).toBe(kind);
+    if (name === 'UnrecognizedClientException') expect(error.message).toBe('The security token included in the request is invalid.');
+  });
+
+  it('fails a call with no answer as a TimeoutError after requestTimeoutMs, and a dropped connection as transient', async () => {
+    const silent = await clientAnswered(() => {});
+    const started = performance.now();
+    const timeout = await silent.batchWrite('{}').catch((/** @type {any} */ e) => e);
+    silent.destroy();
+    expect(timeout.name).toBe('TimeoutError');
+    expect(timeout.message).toContain('requestTimeoutMs (300 ms)');
+    expect(performance.now() - started).toBeGreaterThanOrEqual(290);
+    expect(classifyError(timeout)).toBe('transient');
+    await new Promise((resolve) => /** @type {http.Server} */ (server).close(() => resolve(undefined)));
+
+    const dropping = await clientAnswered((request) => request.socket.destroy());
+    const dropped = await dropping.batchWrite('{}').catch((/** @type {any} */ e) => e);
+    dropping.destroy();
+    expect(dropped).toBeInstanceOf(Error);
+    expect(classifyError(dropped)).toBe('transient');
+  });
+});
