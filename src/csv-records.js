@@ -48,7 +48,6 @@ export function createRecordParser({ delimiter, lineOffset = 0, fieldCount }) {
   const parser = parse({
     delimiter,
     bom: true,
-    info: true,
     // Any line end, even mixed in one file (auto-detection would fix the first one seen).
     record_delimiter: ['\r\n', '\n', '\r'],
     // A stray quote inside a field (5'11", "Ann"x) is kept as written rather than failing the record:
@@ -65,6 +64,14 @@ export function createRecordParser({ delimiter, lineOffset = 0, fieldCount }) {
       parser.push({ skipped: error });
     },
   });
+  // Where each record ends (line and byte) and how many empty lines were skipped so far. csv-parse keeps
+  // these counts current in `parser.info` and pushes each record the moment it ends, so they are read
+  // there as the record is pushed. (Its `info: true` option copies the whole state twice per record:
+  // a quarter of the parser's time.) test/csv-records.test.js and the fixtures check the line numbers.
+  const pushOutput = parser.push.bind(parser);
+  const counts = parser.info;
+  parser.push = (/** @type {any} */ output) =>
+    Array.isArray(output) ? pushOutput({ record: output, lines: counts.lines, emptyLines: counts.empty_lines, bytes: counts.bytes }) : pushOutput(output);
 
   /**
    * @param {any} output  one value read from the parser
@@ -93,8 +100,8 @@ export function createRecordParser({ delimiter, lineOffset = 0, fieldCount }) {
         partialFields: error.record ?? [],
       };
     }
-    const { record, info } = output;
-    const line = startLine(info.lines, info.empty_lines, record) + lineOffset;
+    const { record, lines, emptyLines, bytes } = output;
+    const line = startLine(lines, emptyLines, record) + lineOffset;
     expectedFields ??= record.length;
     if (record.length !== expectedFields) {
       return {
@@ -103,10 +110,10 @@ export function createRecordParser({ delimiter, lineOffset = 0, fieldCount }) {
         reason: 'FIELD_COUNT',
         message: `line ${line}: the record has ${record.length} fields but the header has ${expectedFields}; check for a missing or extra delimiter, or quote fields that contain one`,
         partialFields: record,
-        endByte: info.bytes,
+        endByte: bytes,
       };
     }
-    return { fields: record, line, endByte: info.bytes };
+    return { fields: record, line, endByte: bytes };
   }
 
   /** Lines of the file up to the end of the last row returned by toRow. */
