@@ -138,6 +138,7 @@ export function createBatchWriter(options) {
           stats.throttledItems += pending.length;
           window.throttled();
           pace.throttled(pending.length);
+          pace.refused();
           if (stats.written === progressMark) counted++;
           progressMark = writtenBefore;
         } else {

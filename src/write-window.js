@@ -120,12 +120,13 @@ export function createWcuLimiter(maxWcu, now = () => performance.now(), wait = (
  * @param {(ms: number) => Promise<unknown>} [options.wait]
  */
 export function createAdaptivePace({ adaptive, now = () => performance.now(), wait = (ms) => new Promise((resolve) => setTimeout(resolve, ms)) }) {
-  const off = { ready: () => undefined, spend: (/** @type {number} */ _units, /** @type {number} */ _items) => {}, throttled: (/** @type {number} */ _items) => {}, rate: () => Infinity };
+  const off = { ready: () => undefined, spend: (/** @type {number} */ _units, /** @type {number} */ _items) => {}, throttled: (/** @type {number} */ _items) => {}, refused: () => {}, rate: () => Infinity };
   if (!adaptive) return off;
   const THROTTLED_SHARE = 0.05;
   const GROWTH = 1.02;
   const FLOOR = 25; // one call's worth a second at least
   const BUCKET_SECONDS = 0.1; // a tenth of a second of burst: smooth within the table's second
+  const HOLD_SECONDS = 0.02; // after a call refused whole: the table has nothing left just now
   let rate = Infinity;
   let tokens = 0;
   let at = now();
@@ -185,6 +186,15 @@ export function createAdaptivePace({ adaptive, now = () => performance.now(), wa
     throttled(items) {
       advance(now());
       thisSecond.throttled += items;
+    },
+    /**
+     * A call was refused whole for capacity: every partition it touched is out of capacity for the
+     * moment, and calls sent right after it would be refused too. Once the rate is known, the pace
+     * holds all calls for HOLD_SECONDS (the bucket goes that far below empty).
+     */
+    refused() {
+      advance(now());
+      if (rate !== Infinity) tokens = Math.min(tokens, -rate * HOLD_SECONDS);
     },
     rate: () => rate,
   };

@@ -128,10 +128,29 @@ describe('adaptive pace', () => {
     expect(waits[0]).toBeLessThan(120);
   });
 
+  it('holds every call for 20 ms after a call refused whole, once the rate is known', async () => {
+    const { clock, waits, pace } = paceOnClock();
+    // Before the rate is known a refusal holds nothing.
+    pace.refused();
+    expect(pace.ready()).toBeUndefined();
+    clock.t = 500;
+    pace.spend(1_000, 1_000);
+    pace.throttled(100);
+    clock.t = 1_100; // rate 1,000 WCU/s from here, 100 ms of it in the bucket
+    expect(pace.ready()).toBeUndefined();
+    pace.refused();
+    await pace.ready();
+    expect(waits).toHaveLength(1);
+    expect(waits[0]).toBeGreaterThanOrEqual(20);
+    expect(waits[0]).toBeLessThanOrEqual(22);
+    expect(pace.ready()).toBeUndefined();
+  });
+
   it('never waits when adaptive is off', () => {
     const pace = createAdaptivePace({ adaptive: false });
     pace.spend(1e9, 1e9);
     pace.throttled(1e9);
+    pace.refused();
     expect(pace.ready()).toBeUndefined();
     expect(pace.rate()).toBe(Infinity);
   });
