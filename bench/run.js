@@ -64,6 +64,8 @@ async function main() {
     const cpuPer100k = median(sinkRuns.map((r) => (r.cpuSeconds / r.summary.written) * 100_000));
     record('client ceiling (sink)', `${fmt(ceiling)} rows/s`, '>= 100,000 rows/s', ceiling >= 100_000);
     record('CPU per 100,000 rows (sink)', `${cpuPer100k.toFixed(2)} s`, 'reported', undefined);
+    const floor = await parserFloorRun(scale(300_000));
+    record('csv-parse alone, importer options, one thread', `${floor.secondsPer100k.toFixed(2)} s per 100,000 rows = at most ${fmt(floor.rowsPerSecond)} rows/s`, 'reported: bounds one thread', undefined);
 
     // 2. At 10 ms latency.
     const window = 32;
@@ -184,6 +186,17 @@ function runWorker(payload, env) {
     });
     child.on('error', reject);
     child.on('exit', (code) => (code === 0 && result !== undefined ? resolve({ ...result, timeline }) : reject(new Error(`import worker exited with ${code}`))));
+  });
+}
+
+/** The parser alone, in a process of its own. @param {number} rows @returns {Promise<{ secondsPer100k: number, rowsPerSecond: number }>} */
+async function parserFloorRun(rows) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(root, 'bench', 'parser-floor.js'), String(rows)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let stdout = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(stdout)) : reject(new Error(`parser-floor.js exited with ${code}`))));
   });
 }
 
