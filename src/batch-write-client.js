@@ -21,7 +21,12 @@ const CONTENT_TYPE = 'application/x-amz-json-1.0';
  * @property {Record<string, Array<{ PutRequest?: { Item?: Item } }>>} [UnprocessedItems]
  * @property {Array<{ CapacityUnits?: number }>} [ConsumedCapacity]
  */
-/** @typedef {{ batchWrite: (body: string) => Promise<BatchWriteOutput>, destroy: () => void }} BatchWriteClient */
+/**
+ * @typedef {object} BatchWriteClient
+ * @property {(body: string) => Promise<BatchWriteOutput>} batchWrite
+ * @property {() => Promise<URL>} endpoint  where the calls go
+ * @property {() => void} destroy
+ */
 
 /** An error DynamoDB answered with, or a call that got no answer, named as the SDK names them. */
 export class DynamoDBCallError extends Error {
@@ -38,7 +43,7 @@ export class DynamoDBCallError extends Error {
 
 /**
  * @param {object} options
- * @param {URL} options.endpoint
+ * @param {URL | (() => Promise<URL>)} options.endpoint  a URL, or how to resolve it (once, on the first call)
  * @param {string} options.region  signing region
  * @param {() => Promise<Credentials>} options.credentials  called per call; the SDK's provider caches and refreshes
  * @param {number} options.requestTimeoutMs  a call with no answer for this long fails as TimeoutError
@@ -46,20 +51,33 @@ export class DynamoDBCallError extends Error {
  * @returns {BatchWriteClient}
  */
 export function createBatchWriteClient({ endpoint, region, credentials, requestTimeoutMs, maxSockets }) {
-  const secure = endpoint.protocol === 'https:';
-  const agent = secure ? new https.Agent({ keepAlive: true, maxSockets }) : new http.Agent({ keepAlive: true, maxSockets });
-  const request = secure ? https.request : http.request;
-  const target = { hostname: endpoint.hostname, port: endpoint.port, path: endpoint.pathname, host: endpoint.host };
+  /** @type {Promise<{ request: typeof http.request, agent: http.Agent, hostname: string, port: string, path: string, host: string, url: URL }> | undefined} */
+  let target;
+  const connect = () =>
+    (target ??= (async () => {
+      const url = typeof endpoint === 'function' ? await endpoint() : endpoint;
+      const secure = url.protocol === 'https:';
+      return {
+        request: secure ? https.request : http.request,
+        agent: secure ? new https.Agent({ keepAlive: true, maxSockets }) : new http.Agent({ keepAlive: true, maxSockets }),
+        hostname: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        host: url.host,
+        url,
+      };
+    })());
   const signingKeys = createSigningKeyCache(region);
 
   /**
+   * @param {Awaited<ReturnType<typeof connect>>} to
    * @param {Record<string, string | number>} headers
    * @param {Buffer} payload
    * @returns {Promise<BatchWriteOutput>}
    */
-  function send(headers, payload) {
+  function send(to, headers, payload) {
     return new Promise((resolve, reject) => {
-      const call = request({ agent, hostname: target.hostname, port: target.port, path: target.path, method: 'POST', headers }, (response) => {
+      const call = to.request({ agent: to.agent, hostname: to.hostname, port: to.port, path: to.path, method: 'POST', headers }, (response) => {
         /** @type {Buffer[]} */
         const chunks = [];
         response.on('data', (chunk) => chunks.push(chunk));
@@ -87,11 +105,15 @@ export function createBatchWriteClient({ endpoint, region, credentials, requestT
 
   return {
     async batchWrite(body) {
+      const to = await connect();
       const payload = Buffer.from(body, 'utf8');
-      const headers = signedHeaders({ host: target.host, path: target.path, region, payload, credentials: await credentials(), now: new Date(), signingKeys });
-      return send(headers, payload);
+      const headers = signedHeaders({ host: to.host, path: to.path, region, payload, credentials: await credentials(), now: new Date(), signingKeys });
+      return send(to, headers, payload);
     },
-    destroy: () => agent.destroy(),
+    endpoint: async () => (await connect()).url,
+    destroy: () => {
+      target?.then((to) => to.agent.destroy(), () => {});
+    },
   };
 }
 

@@ -40,7 +40,11 @@ export function createClients(config) {
     requestHandler: new NodeHttpHandler({ connectionTimeout: 3_000, requestTimeout: config.requestTimeoutMs, throwOnRequestTimeout: true }),
   });
   const batchWrite = createBatchWriteClient({
-    endpoint: config.dynamodbEndpoint === undefined ? dynamodb.config.endpointProvider({ Region: config.region }).url : new URL(config.dynamodbEndpoint),
+    // The SDK's own endpoint rules, with its FIPS and dual-stack settings (AWS_USE_FIPS_ENDPOINT, ...).
+    endpoint: async () =>
+      config.dynamodbEndpoint !== undefined
+        ? new URL(config.dynamodbEndpoint)
+        : dynamodb.config.endpointProvider({ Region: config.region, UseFIPS: await dynamodb.config.useFipsEndpoint(), UseDualStack: await dynamodb.config.useDualstackEndpoint() }).url,
     region: config.region,
     credentials: dynamodb.config.credentials,
     // A call with no answer in time is abandoned and retried like a 5xx (a put is idempotent).

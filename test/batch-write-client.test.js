@@ -3,6 +3,7 @@ import { createHash, createHmac } from 'node:crypto';
 import http from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createBatchWriteClient, signedHeaders } from '../src/batch-write-client.js';
+import { createClients } from '../src/clients.js';
 import { classifyError } from '../src/retry.js';
 
 /** SHA-256 in the shape the SDK's signer takes. */
@@ -125,5 +126,21 @@ describe('BatchWriteItem client', () => {
     dropping.destroy();
     expect(dropped).toBeInstanceOf(Error);
     expect(classifyError(dropped)).toBe('transient');
+  });
+
+  it('sends to the endpoint the SDK would choose: by region, FIPS when asked, or the override', async () => {
+    const settings = { region: 'eu-west-1', concurrency: 4, requestTimeoutMs: 1_000, dynamodbEndpoint: undefined, s3Endpoint: undefined };
+    const fips = process.env.AWS_USE_FIPS_ENDPOINT;
+    try {
+      delete process.env.AWS_USE_FIPS_ENDPOINT;
+      expect((await createClients(settings).batchWrite.endpoint()).href).toBe('https://dynamodb.eu-west-1.amazonaws.com/');
+      expect((await createClients({ ...settings, region: 'cn-north-1' }).batchWrite.endpoint()).href).toBe('https://dynamodb.cn-north-1.amazonaws.com.cn/');
+      process.env.AWS_USE_FIPS_ENDPOINT = 'true';
+      expect((await createClients({ ...settings, region: 'us-east-1' }).batchWrite.endpoint()).href).toBe('https://dynamodb-fips.us-east-1.amazonaws.com/');
+      expect((await createClients({ ...settings, dynamodbEndpoint: 'http://127.0.0.1:8000' }).batchWrite.endpoint()).href).toBe('http://127.0.0.1:8000/');
+    } finally {
+      if (fips === undefined) delete process.env.AWS_USE_FIPS_ENDPOINT;
+      else process.env.AWS_USE_FIPS_ENDPOINT = fips;
+    }
   });
 });
