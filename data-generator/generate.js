@@ -50,6 +50,9 @@ const LAST_EMAIL = LAST.map((name) => utf8(name.toLowerCase().replace("'", '')))
 const DOMAIN_BYTES = DOMAINS.map(utf8);
 const COUNTRY_BYTES = COUNTRIES.map(utf8);
 const PHONE_PREFIX = utf8('+1-');
+const PHONE_GROUPS = [3, 3, 4]; // +1-555-010-0199
+const NATIONAL_ID_GROUPS = [3, 2, 4]; // 123-45-6789
+const POWERS_OF_TEN = [1, 10, 100, 1000, 10_000];
 const [TRUE, FALSE] = [utf8('true'), utf8('false')];
 
 /**
@@ -104,6 +107,13 @@ export function* csvChunks({ rows, seed, sorted }) {
     }
     at += width;
   };
+  /** Random zero-padded digit groups joined by dashes, a draw each. @param {number[]} widths */
+  const putDigitGroups = (widths) => {
+    for (let g = 0; g < widths.length; g++) {
+      if (g > 0) buffer[at++] = DASH;
+      putPadded(next() % POWERS_OF_TEN[widths[g]], widths[g]);
+    }
+  };
   /** @param {number} value a whole number, at least 0 */
   const putNumber = (value) => putPadded(value, value < 10 ? 1 : value < 100 ? 2 : value < 1000 ? 3 : value < 10_000 ? 4 : value < 100_000 ? 5 : Math.floor(Math.log10(value)) + 1);
   /** @param {number} word @param {number} bytes the first (high) this many bytes of a 32-bit word, as hex */
@@ -152,17 +162,9 @@ export function* csvChunks({ rows, seed, sorted }) {
     put(DOMAIN_BYTES[next() % DOMAINS.length]);
     buffer[at++] = COMMA;
     put(PHONE_PREFIX);
-    putPadded(next() % 1000, 3);
-    buffer[at++] = DASH;
-    putPadded(next() % 1000, 3);
-    buffer[at++] = DASH;
-    putPadded(next() % 10_000, 4);
+    putDigitGroups(PHONE_GROUPS);
     buffer[at++] = COMMA;
-    putPadded(next() % 1000, 3);
-    buffer[at++] = DASH;
-    putPadded(next() % 100, 2);
-    buffer[at++] = DASH;
-    putPadded(next() % 10_000, 4);
+    putDigitGroups(NATIONAL_ID_GROUPS);
     buffer[at++] = COMMA;
     putNumber(1940 + (next() % 66));
     buffer[at++] = DASH;
