@@ -35,7 +35,6 @@ export class DynamoDBCallError extends Error {
     super(message);
     this.name = name;
     this.$metadata = { httpStatusCode, requestId };
-    this.$fault = httpStatusCode !== undefined && httpStatusCode >= 500 ? 'server' : 'client';
     /** Set when a call that is not a 5xx may still be retried, as the SDK marks its errors. @type {object | undefined} */
     this.$retryable = undefined;
   }
@@ -67,7 +66,7 @@ export function createBatchWriteClient({ endpoint, region, credentials, requestT
         url,
       };
     })());
-  const signingKeys = createSigningKeyCache(region);
+  const signingKeys = createSigningKeyCache();
 
   /**
    * @param {Awaited<ReturnType<typeof connect>>} to
@@ -122,7 +121,7 @@ export function createBatchWriteClient({ endpoint, region, credentials, requestT
  * @param {{ host: string, path: string, region: string, payload: Buffer, credentials: Credentials, now: Date, signingKeys?: ReturnType<typeof createSigningKeyCache> }} request
  * @returns {Record<string, string | number>}
  */
-export function signedHeaders({ host, path, region, payload, credentials, now, signingKeys = createSigningKeyCache(region) }) {
+export function signedHeaders({ host, path, region, payload, credentials, now, signingKeys = createSigningKeyCache() }) {
   const amzDate = now.toISOString().replace(/[-:]|\.\d{3}/g, ''); // 20261122T003500Z
   const day = amzDate.slice(0, 8);
   const payloadHash = createHash('sha256').update(payload).digest('hex');
@@ -134,9 +133,9 @@ export function signedHeaders({ host, path, region, payload, credentials, now, s
     (token === undefined ? '' : `x-amz-security-token:${token}\n`) +
     `x-amz-target:${TARGET}\n`;
   const canonicalRequest = `POST\n${path}\n\n${canonicalHeaders}\n${names}\n${payloadHash}`;
-  const scope = `${day}/${signingKeys.region}/${SERVICE}/aws4_request`;
+  const scope = `${day}/${region}/${SERVICE}/aws4_request`;
   const stringToSign = `AWS4-HMAC-SHA256\n${amzDate}\n${scope}\n${createHash('sha256').update(canonicalRequest).digest('hex')}`;
-  const signature = createHmac('sha256', signingKeys.keyFor(credentials.secretAccessKey, day)).update(stringToSign).digest('hex');
+  const signature = createHmac('sha256', signingKeys.keyFor(credentials.secretAccessKey, day, region)).update(stringToSign).digest('hex');
   /** @type {Record<string, string | number>} */
   const headers = {
     'content-length': payload.length,
@@ -152,17 +151,15 @@ export function signedHeaders({ host, path, region, payload, credentials, now, s
 
 /**
  * The signing key depends only on the secret, the day and the region: derive it once a day, not per call.
- * @param {string} region
  */
-export function createSigningKeyCache(region) {
-  let cached = { secret: '', day: '', key: Buffer.alloc(0) };
+function createSigningKeyCache() {
+  let cached = { secret: '', day: '', region: '', key: Buffer.alloc(0) };
   return {
-    region,
-    /** @param {string} secret @param {string} day YYYYMMDD */
-    keyFor(secret, day) {
-      if (cached.secret !== secret || cached.day !== day) {
+    /** @param {string} secret @param {string} day YYYYMMDD @param {string} region */
+    keyFor(secret, day, region) {
+      if (cached.secret !== secret || cached.day !== day || cached.region !== region) {
         const hmac = (/** @type {string | Buffer} */ key, /** @type {string} */ data) => createHmac('sha256', key).update(data).digest();
-        cached = { secret, day, key: hmac(hmac(hmac(hmac(`AWS4${secret}`, day), region), SERVICE), 'aws4_request') };
+        cached = { secret, day, region, key: hmac(hmac(hmac(hmac(`AWS4${secret}`, day), region), SERVICE), 'aws4_request') };
       }
       return cached.key;
     },

@@ -47,7 +47,7 @@ export class HeaderError extends Error {
 // are; the rest, and anything not ASCII, go through JSON.stringify. Most CSV values are the former.
 const PLAIN_ASCII = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
 /** @param {string} value */
-export const jsonString = (value) => (PLAIN_ASCII.test(value) ? `"${value}"` : JSON.stringify(value));
+const jsonString = (value) => (PLAIN_ASCII.test(value) ? `"${value}"` : JSON.stringify(value));
 
 /**
  * @param {string[]} header  the first record, BOM already stripped by the parser
@@ -63,7 +63,7 @@ export function createItemBuilder(header, config, source) {
   const keyIndex = config.generateKey ? -1 : names.indexOf(config.keyColumn);
   const sortIndex = config.sortKeyColumn === undefined ? -1 : names.indexOf(config.sortKeyColumn);
   const keyPrefix = `${config.bucket}/${config.key}#${source.etag}:`;
-  // What comes before each column's value in the item's JSON, with and without a comma before it.
+  // What comes before each column's value in the item's JSON: its quoted name and its type.
   const opening = names.map((name, i) => `${jsonString(name)}:{"${types[i]}":`);
   const generatedKeyOpening = `${jsonString(config.keyColumn)}:{"S":`;
   // Byte length is at most 3 x UTF-16 length (and attribute names count too): rows under this many
