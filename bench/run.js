@@ -67,13 +67,26 @@ async function main() {
     const floor = await parserFloorRun(scale(300_000));
     record('csv-parse alone, importer options, one thread', `${floor.secondsPer100k.toFixed(2)} s per 100,000 rows = at most ${fmt(floor.rowsPerSecond)} rows/s`, 'reported: bounds one thread', undefined);
 
-    // 2. At 10 ms latency.
+    // 2. At 10 ms latency. The machine's speed drifts by more than the 10% this allows, so each latency
+    // run is paired with a sink run of the same file just before it, and the figure is the median of
+    // the pairs' ratios.
     const window = 32;
-    const latencyRuns = [];
-    for (let i = 0; i < RUNS; i++) latencyRuns.push(await importAgainst({ latencyMs: 10 }, mid, env, { concurrency: window }));
-    const atLatency = median(latencyRuns.map((r) => r.summary.written / r.seconds));
-    const bound = Math.min(ceiling, (window * 25) / 0.01);
-    record('10 ms latency, window 32', `${fmt(atLatency)} rows/s (${((atLatency / bound) * 100).toFixed(0)}% of ${fmt(bound)})`, '>= 90% of min(ceiling, window x 25 / latency)', atLatency >= 0.9 * bound);
+    const windowBound = (window * 25) / 0.01;
+    const pairs = [];
+    for (let i = 0; i < RUNS; i++) {
+      const sink = await importAgainst({}, mid, env, { concurrency: window });
+      const latency = await importAgainst({ latencyMs: 10 }, mid, env, { concurrency: window });
+      const atLatency = latency.summary.written / latency.seconds;
+      const bound = Math.min(sink.summary.written / sink.seconds, windowBound);
+      pairs.push({ atLatency, bound, ratio: atLatency / bound });
+    }
+    const pair = [...pairs].sort((a, b) => a.ratio - b.ratio)[Math.floor(pairs.length / 2)];
+    record(
+      '10 ms latency, window 32',
+      `${fmt(pair.atLatency)} rows/s = ${(pair.ratio * 100).toFixed(0)}% of min(sink ${fmt(pair.bound)}, ${fmt(windowBound)}), median of ${pairs.length} pairs`,
+      '>= 90% of min(ceiling, window x 25 / latency)',
+      pair.ratio >= 0.9,
+    );
 
     // 3. Capacity-limited: adaptive window and pace against a fixed window with fixed backoff.
     const capacity = { wcu: 10_000, partitions: 10, burst: false };
@@ -132,7 +145,7 @@ async function main() {
       ...shuffled.timeline.map((point) => ({ ...point, run: 'hot keys, shuffleWindow' })),
     ];
     writeFileSync(path.join(out, 'capacity.svg'), await renderChart(series, `Capacity model: ${capacity.wcu.toLocaleString('en-US')} WCU/s over ${capacity.partitions} partitions, ${big.rows.toLocaleString('en-US')} rows`));
-    Object.assign(results, { table, sinkRuns: sinkRuns.map(strip), latencyRuns: latencyRuns.map(strip), adaptive: strip(adaptive), fixed: strip(fixed), hot: strip(hot), shuffled: strip(shuffled) });
+    Object.assign(results, { table, sinkRuns: sinkRuns.map(strip), latencyPairs: pairs, adaptive: strip(adaptive), fixed: strip(fixed), hot: strip(hot), shuffled: strip(shuffled) });
     writeFileSync(path.join(out, 'latest.json'), `${JSON.stringify(results, null, 2)}\n`);
     printTable();
     process.stdout.write(`\nchart: ${path.relative(root, path.join(out, 'capacity.svg'))}   figures: ${path.relative(root, path.join(out, 'latest.json'))}\n`);
