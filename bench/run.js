@@ -11,6 +11,7 @@
 import { S3Client } from '@aws-sdk/client-s3';
 import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -266,7 +267,13 @@ function strip({ timeline: _timeline, ...rest }) {
 }
 
 function machine() {
-  return { node: process.version, cpus: (globalThis.navigator?.hardwareConcurrency ?? 0), platform: process.platform };
+  return {
+    node: process.version,
+    cpus: os.availableParallelism(),
+    cpuModel: os.cpus()[0]?.model ?? 'unknown',
+    memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+    platform: process.platform,
+  };
 }
 
 main().catch((error) => {
