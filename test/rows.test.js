@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { resolveConfig } from '../src/config.js';
-import { createItemBuilder, HeaderError, isDynamoNumber, keyIdReader, RowError } from '../src/rows.js';
+import { createItemBuilder, flattened, HeaderError, isDynamoNumber, keyIdReader, RowError } from '../src/rows.js';
 
 const config = (/** @type {Record<string, unknown>} */ options = {}) => resolveConfig({ bucket: 'b', key: 'k.csv', table: 'people', ...options }, {});
 const source = { etag: 'etag1' };
@@ -97,5 +97,31 @@ describe('isDynamoNumber', () => {
   });
   it.each(['', 'abc', '1,5', '0x10', 'NaN', 'Infinity', '1.2.3', '+', '123456789012345678901234567890123456789'])('refuses %s', (value) => {
     expect(isDynamoNumber(value)).toBe(false);
+  });
+});
+
+describe('flattened', () => {
+  it('keeps the string and stores a held item in less than half the heap of the rope it was built as', async () => {
+    const { setFlagsFromString } = await import('node:v8');
+    const { runInNewContext } = await import('node:vm');
+    setFlagsFromString('--expose-gc');
+    const gc = /** @type {() => void} */ (runInNewContext('gc'));
+    const header = ['id', 'first_name', 'last_name', 'email', 'phone', 'country', 'balance', 'active'];
+    const build = createItemBuilder(header, config({ columnTypes: 'balance:N,active:BOOL' }), source);
+    const row = (/** @type {number} */ i) => [`id-${i}`, `First${i}`, `Last${i}`, `user${i}@example.com`, `+1-555-${i}`, 'US', `${i}.25`, 'true'];
+    /** @param {(json: string) => string} hold */
+    const heapPerItem = (hold) => {
+      const held = [];
+      gc();
+      const before = process.memoryUsage().heapUsed;
+      for (let i = 0; i < 5000; i++) held.push(hold(build(row(i), i + 2).json));
+      gc();
+      const bytes = (process.memoryUsage().heapUsed - before) / held.length;
+      expect(JSON.parse(held[4999])).toEqual(JSON.parse(build(row(4999), 5001).json));
+      return bytes;
+    };
+    const rope = heapPerItem((json) => json);
+    const flat = heapPerItem(flattened);
+    expect(flat).toBeLessThan(rope / 2);
   });
 });
