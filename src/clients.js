@@ -40,11 +40,7 @@ export function createClients(config) {
     requestHandler: new NodeHttpHandler({ connectionTimeout: 3_000, requestTimeout: config.requestTimeoutMs, throwOnRequestTimeout: true }),
   });
   const batchWrite = createBatchWriteClient({
-    // The SDK's own endpoint rules, with its FIPS and dual-stack settings (AWS_USE_FIPS_ENDPOINT, ...).
-    endpoint: async () =>
-      config.dynamodbEndpoint !== undefined
-        ? new URL(config.dynamodbEndpoint)
-        : dynamodb.config.endpointProvider({ Region: config.region, UseFIPS: await dynamodb.config.useFipsEndpoint(), UseDualStack: await dynamodb.config.useDualstackEndpoint() }).url,
+    endpoint: () => sdkEndpoint(dynamodb, config),
     region: config.region,
     credentials: dynamodb.config.credentials,
     // A call with no answer in time is abandoned and retried like a 5xx (a put is idempotent).
@@ -65,4 +61,19 @@ export function createClients(config) {
     }),
   });
   return { dynamodb, s3, batchWrite };
+}
+
+/**
+ * Where the SDK's DynamoDB client sends its calls, so that BatchWriteItem goes to the same place as
+ * DescribeTable: the override, else an endpoint configured for the SDK (AWS_ENDPOINT_URL_DYNAMODB,
+ * AWS_ENDPOINT_URL or endpoint_url in the shared config file, unless AWS_IGNORE_CONFIGURED_ENDPOINT_URLS),
+ * else the SDK's endpoint rules with its FIPS and dual-stack settings (AWS_USE_FIPS_ENDPOINT, ...).
+ * @param {DynamoDBClient} dynamodb
+ * @param {Pick<import('./config.js').ImportConfig, 'region' | 'dynamodbEndpoint'>} config
+ */
+async function sdkEndpoint(dynamodb, config) {
+  if (config.dynamodbEndpoint !== undefined) return new URL(config.dynamodbEndpoint);
+  const configured = dynamodb.config.ignoreConfiguredEndpointUrls ? undefined : await dynamodb.config.serviceConfiguredEndpoint?.();
+  if (configured !== undefined) return new URL(configured);
+  return dynamodb.config.endpointProvider({ Region: config.region, UseFIPS: await dynamodb.config.useFipsEndpoint(), UseDualStack: await dynamodb.config.useDualstackEndpoint() }).url;
 }

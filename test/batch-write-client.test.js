@@ -128,6 +128,62 @@ describe('BatchWriteItem client', () => {
     expect(classifyError(dropped)).toBe('transient');
   });
 
+  it('sends where DescribeTable goes when an endpoint is configured for the SDK (AWS_ENDPOINT_URL_DYNAMODB, AWS_ENDPOINT_URL, endpoint_url), unless told to ignore it', async () => {
+    const names = ['AWS_ENDPOINT_URL_DYNAMODB', 'AWS_ENDPOINT_URL', 'AWS_IGNORE_CONFIGURED_ENDPOINT_URLS', 'AWS_CONFIG_FILE', 'AWS_PROFILE', 'AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN', 'AWS_USE_FIPS_ENDPOINT'];
+    const saved = Object.fromEntries(names.map((name) => [name, process.env[name]]));
+    const { mkdtemp, rm, writeFile } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { DescribeTableCommand } = await import('@aws-sdk/client-dynamodb');
+    const dir = await mkdtemp(join(tmpdir(), 'endpoint-config-'));
+    /** @type {string[]} */
+    const targets = [];
+    server = http.createServer((request, response) => {
+      targets.push(String(request.headers['x-amz-target']));
+      request.resume();
+      request.on('end', () => response.writeHead(200, { 'content-type': 'application/x-amz-json-1.0' }).end('{}'));
+    });
+    await new Promise((resolve) => /** @type {http.Server} */ (server).listen(0, '127.0.0.1', () => resolve(undefined)));
+    const local = `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}/`;
+    const settings = { region: 'eu-west-1', concurrency: 4, requestTimeoutMs: 1_000, dynamodbEndpoint: undefined, s3Endpoint: undefined };
+    try {
+      for (const name of names) delete process.env[name];
+      process.env.AWS_ACCESS_KEY_ID = 'AKIDEXAMPLE';
+      process.env.AWS_SECRET_ACCESS_KEY = 'secret';
+      process.env.AWS_CONFIG_FILE = join(dir, 'none');
+
+      process.env.AWS_ENDPOINT_URL_DYNAMODB = local;
+      process.env.AWS_ENDPOINT_URL = 'http://127.0.0.1:9/';
+      const clients = createClients(settings);
+      await clients.dynamodb.send(new DescribeTableCommand({ TableName: 'people' }));
+      await clients.batchWrite.batchWrite('{"RequestItems":{}}');
+      clients.batchWrite.destroy();
+      clients.dynamodb.destroy();
+      expect(targets).toEqual(['DynamoDB_20120810.DescribeTable', 'DynamoDB_20120810.BatchWriteItem']);
+
+      delete process.env.AWS_ENDPOINT_URL_DYNAMODB;
+      expect((await createClients(settings).batchWrite.endpoint()).href).toBe('http://127.0.0.1:9/');
+
+      delete process.env.AWS_ENDPOINT_URL;
+      await writeFile(join(dir, 'config'), `[default]\nendpoint_url = ${local}\n`);
+      process.env.AWS_CONFIG_FILE = join(dir, 'config');
+      expect((await createClients(settings).batchWrite.endpoint()).href).toBe(local);
+
+      process.env.AWS_ENDPOINT_URL_DYNAMODB = local;
+      process.env.AWS_IGNORE_CONFIGURED_ENDPOINT_URLS = 'true';
+      expect((await createClients(settings).batchWrite.endpoint()).href).toBe('https://dynamodb.eu-west-1.amazonaws.com/');
+      // The importer's own override wins over all of them, as it does for the SDK's client.
+      delete process.env.AWS_IGNORE_CONFIGURED_ENDPOINT_URLS;
+      expect((await createClients({ ...settings, dynamodbEndpoint: 'http://127.0.0.1:8000' }).batchWrite.endpoint()).href).toBe('http://127.0.0.1:8000/');
+    } finally {
+      for (const name of names) {
+        if (saved[name] === undefined) delete process.env[name];
+        else process.env[name] = saved[name];
+      }
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('sends to the endpoint the SDK would choose: by region, FIPS when asked, or the override', async () => {
     const settings = { region: 'eu-west-1', concurrency: 4, requestTimeoutMs: 1_000, dynamodbEndpoint: undefined, s3Endpoint: undefined };
     const fips = process.env.AWS_USE_FIPS_ENDPOINT;
