@@ -110,6 +110,23 @@ describe('BatchWriteItem client', () => {
     if (name === 'UnrecognizedClientException') expect(error.message).toBe('The security token included in the request is invalid.');
   });
 
+  it('checks the answer against its x-amz-crc32 header: a match is read, a damaged body is retried rather than believed', async () => {
+    const answer = '{"UnprocessedItems":{"people":[{"PutRequest":{"Item":{"id":{"S":"a1"}}}}]}}';
+    // What a damaged body could say: nothing unprocessed, so the row would be counted written.
+    const damaged = '{"UnprocessedItems":{"people":[                                         ]}}';
+    const { crc32 } = await import('node:zlib');
+    const checksum = String(crc32(Buffer.from(answer)));
+    const client = await clientAnswered((request, body, response) => response.writeHead(200, { 'x-amz-crc32': checksum, 'x-amzn-requestid': 'REQ2' }).end(body === 'damaged' ? damaged : answer));
+    expect(await client.batchWrite('{}')).toEqual(JSON.parse(answer));
+    const error = await client.batchWrite('damaged').catch((/** @type {any} */ e) => e);
+    client.destroy();
+    expect(damaged.length).toBe(answer.length);
+    expect(error.name).toBe('CRC32CheckFailed');
+    expect(error.message).toContain('does not match its x-amz-crc32 header');
+    expect(error.$metadata).toEqual({ httpStatusCode: 200, requestId: 'REQ2' });
+    expect(classifyError(error)).toBe('transient');
+  });
+
   it('fails a call with no answer as a TimeoutError after requestTimeoutMs, and a dropped connection as transient', async () => {
     const silent = await clientAnswered(() => {});
     const started = performance.now();
