@@ -4,7 +4,8 @@
  * walk, signer) cost about 2 s of CPU per 100,000 rows, a third of the import. The SDK still resolves
  * the credentials and the endpoint, and sends every other call. test/batch-write-client.test.js checks
  * the signature against the SDK's own signer. As the SDK does, an answer whose body does not match its
- * x-amz-crc32 header is retried rather than believed: a damaged "nothing unprocessed" would lose rows.
+ * x-amz-crc32 header is retried rather than believed (a damaged "nothing unprocessed" would lose rows),
+ * and a clock five minutes or more off the server's is corrected from its Date header.
  */
 import { createHash, createHmac } from 'node:crypto';
 import http from 'node:http';
@@ -14,6 +15,7 @@ import { crc32 } from 'node:zlib';
 const SERVICE = 'dynamodb';
 const TARGET = 'DynamoDB_20120810.BatchWriteItem';
 const CONTENT_TYPE = 'application/x-amz-json-1.0';
+const CLOCK_SKEW_MS = 5 * 60 * 1000;
 
 /** @typedef {{ accessKeyId: string, secretAccessKey: string, sessionToken?: string }} Credentials */
 /** @typedef {import('./rows.js').Item} Item */
@@ -49,9 +51,11 @@ export class DynamoDBCallError extends Error {
  * @param {() => Promise<Credentials>} options.credentials  called per call; the SDK's provider caches and refreshes
  * @param {number} options.requestTimeoutMs  a call with no answer for this long fails as TimeoutError
  * @param {number} options.maxSockets
+ * @param {{ systemClockOffset?: number }} [options.clock]  the machine clock's correction in ms; pass the
+ *   SDK client's config to share the offset it learns (DescribeTable runs first)
  * @returns {BatchWriteClient}
  */
-export function createBatchWriteClient({ endpoint, region, credentials, requestTimeoutMs, maxSockets }) {
+export function createBatchWriteClient({ endpoint, region, credentials, requestTimeoutMs, maxSockets, clock = {} }) {
   /** @type {Promise<{ request: typeof http.request, agent: http.Agent, hostname: string, port: string, path: string, host: string, url: URL }> | undefined} */
   let target;
   const connect = () =>
@@ -88,13 +92,19 @@ export function createBatchWriteClient({ endpoint, region, credentials, requestT
           const text = bytes.toString('utf8');
           const status = response.statusCode ?? 0;
           const requestId = /** @type {string | undefined} */ (response.headers['x-amzn-requestid']);
+          const clockCorrected = correctClock(clock, response.headers.date);
           const checksum = response.headers['x-amz-crc32'];
           if (checksum !== undefined && crc32(bytes) !== Number(checksum)) {
             const error = new DynamoDBCallError('CRC32CheckFailed', `BatchWriteItem answered ${status} with a body that does not match its x-amz-crc32 header (${bytes.length} bytes)`, status, requestId);
             error.$retryable = {};
             return reject(error);
           }
-          if (status !== 200) return reject(answeredError(status, text, requestId));
+          if (status !== 200) {
+            const error = answeredError(status, text, requestId);
+            // Refused for a clock that is off (Signature expired): signed again with the server's time, it goes through.
+            if (clockCorrected) error.$retryable = {};
+            return reject(error);
+          }
           try {
             resolve(JSON.parse(text));
           } catch {
@@ -115,7 +125,8 @@ export function createBatchWriteClient({ endpoint, region, credentials, requestT
     async batchWrite(body) {
       const to = await connect();
       const payload = Buffer.from(body, 'utf8');
-      const headers = signedHeaders({ host: to.host, path: to.path, region, payload, credentials: await credentials(), now: new Date(), signingKeys });
+      const now = new Date(Date.now() + (clock.systemClockOffset ?? 0));
+      const headers = signedHeaders({ host: to.host, path: to.path, region, payload, credentials: await credentials(), now, signingKeys });
       return send(to, headers, payload);
     },
     endpoint: async () => (await connect()).url,
@@ -173,6 +184,23 @@ function createSigningKeyCache() {
       return cached.key;
     },
   };
+}
+
+/**
+ * As the SDK does: when the server's clock (its Date header) is five minutes or more from ours with the
+ * offset applied, take the server's time from now on. Signatures more than five minutes off are refused.
+ * @param {{ systemClockOffset?: number }} clock
+ * @param {string | undefined} date
+ * @returns {boolean} whether the offset changed
+ */
+function correctClock(clock, date) {
+  if (date === undefined) return false;
+  const serverTime = Date.parse(date);
+  if (Number.isNaN(serverTime)) return false;
+  const offset = clock.systemClockOffset ?? 0;
+  if (Math.abs(Date.now() + offset - serverTime) < CLOCK_SKEW_MS) return false;
+  clock.systemClockOffset = serverTime - Date.now();
+  return true;
 }
 
 /**

@@ -47,6 +47,7 @@ export function createClients(config) {
     requestTimeoutMs: config.requestTimeoutMs,
     // One socket per call in flight, plus a few for retries that overlap a closing socket.
     maxSockets: config.concurrency + 8,
+    clock: dynamodb.config,
   });
   const s3 = new S3Client({
     region: config.region,

@@ -127,6 +127,50 @@ describe('BatchWriteItem client', () => {
     expect(classifyError(error)).toBe('transient');
   });
 
+  it('takes the server\'s time when its clock is five minutes or more from ours: the refused call is retried and signed right', async () => {
+    const ahead = 60 * 60 * 1000; // the server's clock is an hour ahead of this machine's
+    /** @type {string[]} */
+    const signedAt = [];
+    const client = await clientAnswered((request, body, response) => {
+      const amzDate = String(request.headers['x-amz-date']);
+      signedAt.push(amzDate);
+      const signed = Date.parse(amzDate.replace(/^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/, '$1-$2-$3T$4:$5:$6Z'));
+      const serverNow = Date.now() + ahead;
+      response.setHeader('date', new Date(serverNow).toUTCString());
+      if (Math.abs(serverNow - signed) > 5 * 60 * 1000) {
+        response.writeHead(400).end('{"__type":"com.amazon.coral.service#InvalidSignatureException","message":"Signature expired: is now earlier than ..."}');
+      } else {
+        response.writeHead(200).end('{"UnprocessedItems":{}}');
+      }
+    });
+    const refused = await client.batchWrite('{}').catch((/** @type {any} */ e) => e);
+    expect(refused.name).toBe('InvalidSignatureException');
+    expect(classifyError(refused)).toBe('transient');
+    expect(await client.batchWrite('{}')).toEqual({ UnprocessedItems: {} });
+    expect(await client.batchWrite('{}')).toEqual({ UnprocessedItems: {} });
+    client.destroy();
+    expect(signedAt).toHaveLength(3);
+    expect(signedAt[1]).not.toBe(signedAt[0]);
+
+    // An offset the SDK already learned (the clock object is its client's config) is used from the first call.
+    const { port } = /** @type {import('node:net').AddressInfo} */ (/** @type {http.Server} */ (server).address());
+    const shared = { systemClockOffset: ahead };
+    const knowing = createBatchWriteClient({ endpoint: new URL(`http://127.0.0.1:${port}`), region: 'us-east-1', credentials: async () => ({ accessKeyId: 'AKID', secretAccessKey: 'secret' }), requestTimeoutMs: 300, maxSockets: 4, clock: shared });
+    expect(await knowing.batchWrite('{}')).toEqual({ UnprocessedItems: {} });
+    knowing.destroy();
+    expect(signedAt).toHaveLength(4);
+    await new Promise((resolve) => /** @type {http.Server} */ (server).close(() => resolve(undefined)));
+
+    // A clock within five minutes is left alone, and a signature refused for another reason is not retried.
+    const wrongKey = await clientAnswered((request, body, response) => {
+      response.setHeader('date', new Date(Date.now() + 60_000).toUTCString());
+      response.writeHead(400).end('{"__type":"com.amazon.coral.service#InvalidSignatureException","message":"The request signature we calculated does not match"}');
+    });
+    const error = await wrongKey.batchWrite('{}').catch((/** @type {any} */ e) => e);
+    wrongKey.destroy();
+    expect(classifyError(error)).toBe('fatal');
+  });
+
   it('fails a call with no answer as a TimeoutError after requestTimeoutMs, and a dropped connection as transient', async () => {
     const silent = await clientAnswered(() => {});
     const started = performance.now();
