@@ -76,7 +76,7 @@ export async function putJson(s3, bucket, key, value) {
  * @returns {Promise<any>}  undefined if there is no such object
  */
 export async function getJson(s3, bucket, key) {
-  // An S3-compatible store that does not swap objects atomically (the local emulator) can show a
+  // An S3-compatible store that does not swap objects atomically (s3rver as it comes) can show a
   // status object half written, or cut its body short, while a shard replaces it: read it again.
   for (let attempt = 1; ; attempt++) {
     try {
