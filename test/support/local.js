@@ -44,20 +44,28 @@ export async function upload(s3, key, body) {
 }
 
 /**
- * Every item of a table, as DynamoDB returns them.
+ * Every item of a table, as DynamoDB returns them, in no particular order. A parallel scan: DynamoDB
+ * Local takes longer for each page the further a scan has gone, so 200,000 items take about 45 s in
+ * one segment and 6 s in 16.
  * @param {DynamoDBClient} dynamodb @param {string} table
  */
 export async function scanAll(dynamodb, table) {
-  /** @type {Array<Record<string, import('@aws-sdk/client-dynamodb').AttributeValue>>} */
-  const items = [];
-  /** @type {Record<string, any> | undefined} */
-  let startKey;
-  do {
-    const page = await dynamodb.send(new ScanCommand({ TableName: table, ExclusiveStartKey: startKey }));
-    items.push(...(page.Items ?? []));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey !== undefined);
-  return items;
+  const TotalSegments = 16;
+  const segments = await Promise.all(
+    Array.from({ length: TotalSegments }, async (_, Segment) => {
+      /** @type {Array<Record<string, import('@aws-sdk/client-dynamodb').AttributeValue>>} */
+      const items = [];
+      /** @type {Record<string, any> | undefined} */
+      let startKey;
+      do {
+        const page = await dynamodb.send(new ScanCommand({ TableName: table, Segment, TotalSegments, ExclusiveStartKey: startKey }));
+        for (const item of page.Items ?? []) items.push(item);
+        startKey = page.LastEvaluatedKey;
+      } while (startKey !== undefined);
+      return items;
+    }),
+  );
+  return segments.flat();
 }
 
 /** @param {S3Client} s3 @param {string} key */
