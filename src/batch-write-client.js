@@ -34,13 +34,16 @@ const CLOCK_SKEW_MS = 5 * 60 * 1000;
 
 /** An error DynamoDB answered with, or a call that got no answer, named as the SDK names them. */
 export class DynamoDBCallError extends Error {
-  /** @param {string} name @param {string} message @param {number | undefined} httpStatusCode @param {string | undefined} requestId */
-  constructor(name, message, httpStatusCode, requestId) {
+  /**
+   * @param {string} name @param {string} message @param {number | undefined} httpStatusCode @param {string | undefined} requestId
+   * @param {boolean} [retryable]  a call that is not a 5xx but may be retried
+   */
+  constructor(name, message, httpStatusCode, requestId, retryable = false) {
     super(message);
     this.name = name;
     this.$metadata = { httpStatusCode, requestId };
-    /** Set when a call that is not a 5xx may still be retried, as the SDK marks its errors. @type {object | undefined} */
-    this.$retryable = undefined;
+    /** Marked as the SDK marks its retryable errors. @type {object | undefined} */
+    this.$retryable = retryable ? {} : undefined;
   }
 }
 
@@ -95,9 +98,7 @@ export function createBatchWriteClient({ endpoint, region, credentials, requestT
           const clockCorrected = correctClock(clock, response.headers.date);
           const checksum = response.headers['x-amz-crc32'];
           if (checksum !== undefined && crc32(bytes) !== Number(checksum)) {
-            const error = new DynamoDBCallError('CRC32CheckFailed', `BatchWriteItem answered ${status} with a body that does not match its x-amz-crc32 header (${bytes.length} bytes)`, status, requestId);
-            error.$retryable = {};
-            return reject(error);
+            return reject(new DynamoDBCallError('CRC32CheckFailed', `BatchWriteItem answered ${status} with a body that does not match its x-amz-crc32 header (${bytes.length} bytes)`, status, requestId, true));
           }
           if (status !== 200) {
             const error = answeredError(status, text, requestId);
@@ -109,9 +110,7 @@ export function createBatchWriteClient({ endpoint, region, credentials, requestT
             resolve(JSON.parse(text));
           } catch {
             // A body cut short on the way: a put is idempotent, so the call is retried.
-            const error = new DynamoDBCallError('MalformedResponse', `BatchWriteItem answered 200 with a body that is not JSON (${text.length} bytes)`, status, requestId);
-            error.$retryable = {};
-            reject(error);
+            reject(new DynamoDBCallError('MalformedResponse', `BatchWriteItem answered 200 with a body that is not JSON (${text.length} bytes)`, status, requestId, true));
           }
         });
       });
