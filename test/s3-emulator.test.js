@@ -28,13 +28,13 @@ describe('the S3 emulator', () => {
     const put = (/** @type {number} */ i) => s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: 'status.json', Body: versions[i % versions.length] }));
     await put(0);
 
-    let puts = 0;
+    let writing = true;
     const writer = (async () => {
-      for (; puts < 200; puts++) await put(puts);
-    })();
+      for (let i = 1; i <= 200; i++) await put(i);
+    })().finally(() => (writing = false));
     /** @type {string[]} */
     const seen = [];
-    while (puts < 200) {
+    while (writing) {
       const output = await s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: 'status.json' }));
       seen.push((await output.Body?.transformToString()) ?? '');
     }
