@@ -11,7 +11,7 @@ import { createRecordParser } from './csv-records.js';
 import { createStatusWriter, runnerOf, shardStatusKey } from './job-status.js';
 import { createRejectsWriter, rejectsKey } from './rejects.js';
 import { createShuffleWindow } from './shuffle.js';
-import { createItemBuilder, flattened, keyIdReader, RowError } from './rows.js';
+import { createItemBuilder, keyIdReader, RowError } from './rows.js';
 import { runningInLambda } from './config.js';
 import { createMetricsPublisher } from './metrics.js';
 import { openSource } from './s3-source.js';
@@ -173,8 +173,7 @@ export async function runImport(config, { clients, logger, stopBy = Infinity, pu
         rejectRow(error, line, record);
       }
       if (built !== undefined) {
-        const json = config.shuffleWindow > 0 ? flattened(built.json) : built.json;
-        const wait = shuffle.add({ json, keyId: built.keyId, line, fields: record });
+        const wait = shuffle.add({ json: built.json, keyId: built.keyId, line, fields: record });
         if (wait !== undefined) await wait;
       }
       if (rejects.backlogged()) await rejects.drained();

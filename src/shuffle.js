@@ -2,7 +2,7 @@
  * Reorders rows within a window before they are batched: rows sorted by their partition key would
  * otherwise send every call to one partition at a time, and a table splits its capacity over its
  * partitions (the hot-key remedy of the seed article). Memory grows with the window: a held row of
- * about 200 bytes takes about 1 KB of heap (its item JSON, flattened, and its fields for the rejects
+ * about 200 bytes takes about 1 KB of heap (its item JSON, one flat string, and its fields for the rejects
  * file), and V8 lets the heap grow to two or three times what is live before it collects.
  */
 
