@@ -102,7 +102,7 @@ describe('isDynamoNumber', () => {
 
 describe('item JSON held in memory', () => {
   // A row waiting in the shuffle window keeps its item's JSON. Built by concatenation it would be a
-  // rope of dozens of pieces (about 1.4 KB for these 130 characters); reading a character used to
+  // rope of dozens of pieces (about 1.4 KB for these 220 characters); reading a character used to
   // flatten it, but optimized code on Node 22 drops that read. 100,000 rows, so the builder runs
   // optimized, as it does in an import.
   it('is one flat string: well under 600 bytes of heap per held row', async () => {
