@@ -89,6 +89,7 @@ export function createItemBuilder(header, config, source) {
       const type = types[i];
       pieces.push(pieces.length === 1 ? opening[i] : commaOpening[i]);
       if (type === 'S') {
+        // jsonString's rule, pushed as pieces: its quoted copy would cost 400 bytes a row more.
         if (PLAIN_ASCII.test(value)) pieces.push('"', value, '"}');
         else pieces.push(JSON.stringify(value), '}');
       } else if (type === 'N') {
