@@ -4,37 +4,31 @@
  */
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startCapacityModel } from '../bench/capacity-model.js';
 import { clientsFor } from '../src/clients.js';
 import { resolveConfig } from '../src/config.js';
 import { runImport } from '../src/import.js';
 import { generatedCsv } from './support/imports.js';
-import { TEST_BUCKET, upload, useLocalServers } from './support/local.js';
+import { TEST_BUCKET, upload, useCleanups, useLocalServers } from './support/local.js';
 
 const { env, s3 } = useLocalServers();
 setFlagsFromString('--expose-gc');
 /** @type {() => void} */
 const gc = runInNewContext('gc');
 
-/** @type {Array<() => Promise<void> | void>} */
-let cleanups = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup();
-  cleanups = [];
-  Object.assign(process.env, env);
-});
+const onCleanup = useCleanups(env);
 
 describe('memory', () => {
   it('an import\'s live heap does not grow with the rows it has read', async () => {
     const rows = 200_000;
     const sink = await startCapacityModel({});
-    cleanups.push(() => sink.stop());
+    onCleanup(() => sink.stop());
     await upload(s3, 'memory/input.csv', generatedCsv(rows, 51));
 
     const config = resolveConfig({ bucket: TEST_BUCKET, key: 'memory/input.csv', table: 'memory-table', logIntervalMs: 250 }, { ...process.env, DYNAMODB_ENDPOINT: sink.endpoint });
     const clients = clientsFor(config);
-    cleanups.push(() => {
+    onCleanup(() => {
       clients.batchWrite.destroy();
     });
     /** Live heap in MB, and rows read, at each throughput line. @type {Array<{ rowsRead: number, liveMB: number }>} */

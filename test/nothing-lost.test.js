@@ -9,18 +9,14 @@ import { generatedCsv, mixedCsv, summaryOf } from './support/imports.js';
 import { openSource } from '../src/s3-source.js';
 import { startFaultProxy } from './support/fault-proxy.js';
 import { startLambdaEndpoint } from './support/lambda-endpoint.js';
-import { createTable, expectTableHoldsExactly, listKeys, readRejects, rejectedLinesIn, scanAll, TEST_BUCKET, upload, useLocalServers } from './support/local.js';
+import { createTable, expectTableHoldsExactly, listKeys, readRejects, rejectedLinesIn, scanAll, TEST_BUCKET, upload, useCleanups, useLocalServers } from './support/local.js';
 import { startS3FaultProxy } from './support/s3-fault-proxy.js';
 import { S3Client } from '@aws-sdk/client-s3';
 
 const { env, dynamodb, s3 } = useLocalServers();
 
-/** @type {Array<() => Promise<void> | void>} */
-let cleanups = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup();
-  cleanups = [];
-  Object.assign(process.env, env);
+const onCleanup = useCleanups(env);
+afterEach(() => {
   for (const name of ['TABLE_NAME', 'ALLOWED_TABLES', 'CONTINUATION', 'LAMBDA_ENDPOINT']) delete process.env[name];
 });
 
@@ -28,7 +24,7 @@ afterEach(async () => {
 async function dynamodbFaults(faults) {
   const proxy = await startFaultProxy({ target: env.DYNAMODB_ENDPOINT, ...faults });
   process.env.DYNAMODB_ENDPOINT = proxy.endpoint;
-  cleanups.push(() => proxy.stop());
+  onCleanup(() => proxy.stop());
   return proxy;
 }
 
@@ -36,7 +32,7 @@ async function dynamodbFaults(faults) {
 async function s3Faults(faults) {
   const proxy = await startS3FaultProxy({ target: env.S3_ENDPOINT, faults });
   process.env.S3_ENDPOINT = proxy.endpoint;
-  cleanups.push(() => proxy.stop());
+  onCleanup(() => proxy.stop());
   return proxy;
 }
 
@@ -186,7 +182,7 @@ describe('a stalled or broken S3 body', () => {
     const proxy = await s3Faults([{ kind: 'reset', afterBytes: 5_000 }]);
     await upload(s3, 'replaced/input.csv', generatedCsv(2_000, 33));
     const viaProxy = new S3Client({ region: env.AWS_REGION, endpoint: proxy.endpoint, forcePathStyle: true, credentials: { accessKeyId: env.AWS_ACCESS_KEY_ID, secretAccessKey: env.AWS_SECRET_ACCESS_KEY } });
-    cleanups.push(() => viaProxy.destroy());
+    onCleanup(() => viaProxy.destroy());
     const source = await openSource(viaProxy, TEST_BUCKET, 'replaced/input.csv');
     await upload(s3, 'replaced/input.csv', generatedCsv(2_000, 34));
     const read = async () => {
@@ -222,7 +218,7 @@ describe('past one invocation: checkpoints and continuations', () => {
     const functionArn = 'arn:aws:lambda:us-east-1:123456789012:function:csv-import-test-import';
     // 61.5 s per invocation with a 60 s margin: each invocation reads for about 1.5 s, then hands over.
     const lambda = await startLambdaEndpoint({ handler, functionArn, timeoutMs: 61_500 });
-    cleanups.push(() => lambda.stop());
+    onCleanup(() => lambda.stop());
     process.env.CONTINUATION = 'invoke';
     process.env.LAMBDA_ENDPOINT = lambda.endpoint;
 
@@ -292,7 +288,7 @@ describe('security', () => {
         output.push(String(chunk));
         return write(chunk, ...rest);
       });
-      cleanups.push(() => spy.mockRestore());
+      onCleanup(() => spy.mockRestore());
     }
     const summary = summaryOf(await handler({ bucket: TEST_BUCKET, key: 'canary/input.csv', table, columnTypes: 'n:N', logIntervalMs: 100 }));
     expect(summary).toMatchObject({ rowsRead: 4, written: 1, rejected: 3 });

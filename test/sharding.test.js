@@ -6,24 +6,18 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startCapacityModel } from '../bench/capacity-model.js';
 import { handler } from '../src/handler.js';
 import { readJobStatus } from '../src/job-status.js';
 import { generatedCsv, mixedCsv } from './support/imports.js';
 import { startLambdaEndpoint } from './support/lambda-endpoint.js';
-import { createTable, expectTableHoldsExactly, readObject, rejectedLinesIn, TEST_BUCKET, upload, useLocalServers } from './support/local.js';
+import { createTable, expectTableHoldsExactly, readObject, rejectedLinesIn, TEST_BUCKET, upload, useCleanups, useLocalServers } from './support/local.js';
 
 const { env, dynamodb, s3 } = useLocalServers();
 const run = promisify(execFile);
 
-/** @type {Array<() => Promise<void> | void>} */
-let cleanups = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup();
-  cleanups = [];
-  Object.assign(process.env, env);
-});
+const onCleanup = useCleanups(env);
 
 /** @param {unknown} result */
 const jobSummaryOf = (result) => /** @type {import('../src/job-status.js').JobStatus['total'] & { jobId: string, shards: number, started: number, alreadyDone: number }} */ (result);
@@ -72,10 +66,10 @@ describe('a sharded job', () => {
     const functionArn = 'arn:aws:lambda:us-east-1:123456789012:function:csv-import-test-import';
     // 61.5 s per invocation with a 60 s margin: each invocation reads for about 1.5 s, then hands over.
     const lambda = await startLambdaEndpoint({ handler, functionArn, timeoutMs: 61_500 });
-    cleanups.push(() => lambda.stop());
+    onCleanup(() => lambda.stop());
     process.env.CONTINUATION = 'invoke';
     process.env.LAMBDA_ENDPOINT = lambda.endpoint;
-    cleanups.push(() => {
+    onCleanup(() => {
       delete process.env.CONTINUATION;
       delete process.env.LAMBDA_ENDPOINT;
     });
@@ -162,7 +156,7 @@ describe('a sharded job', () => {
 
   it('splits the job maxWcu across its shards, so that together they stay under it', async () => {
     const model = await startCapacityModel({});
-    cleanups.push(() => model.stop());
+    onCleanup(() => model.stop());
     process.env.DYNAMODB_ENDPOINT = model.endpoint;
     await upload(s3, 'sharded/capped.csv', generatedCsv(24_000, 3));
 

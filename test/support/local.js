@@ -5,7 +5,7 @@ import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { parse } from 'csv-parse/sync';
 import { randomUUID } from 'node:crypto';
-import { expect, inject } from 'vitest';
+import { afterEach, expect, inject } from 'vitest';
 import { createTable as createLocalTable } from '../../local/servers.js';
 import { TEST_BUCKET } from './global-setup.js';
 
@@ -25,6 +25,26 @@ export function useLocalServers() {
   const dynamodb = new DynamoDBClient({ region: env.AWS_REGION, endpoint: env.DYNAMODB_ENDPOINT, credentials });
   const s3 = new S3Client({ region: env.AWS_REGION, endpoint: env.S3_ENDPOINT, forcePathStyle: true, credentials });
   return { env, dynamodb, s3 };
+}
+
+/**
+ * What a test starts (servers, clients, spies) is stopped after it, newest first, also when it fails;
+ * then the process environment is the local servers' again.
+ * @param {Record<string, string>} env  from useLocalServers
+ * @returns {(cleanup: () => Promise<void> | void) => void}  registers one for the running test
+ */
+export function useCleanups(env) {
+  /** @type {Array<() => Promise<void> | void>} */
+  let cleanups = [];
+  afterEach(async () => {
+    const pending = cleanups.reverse();
+    cleanups = [];
+    for (const cleanup of pending) await cleanup();
+    Object.assign(process.env, env);
+  });
+  return (cleanup) => {
+    cleanups.push(cleanup);
+  };
 }
 
 /**
