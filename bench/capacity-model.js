@@ -17,7 +17,7 @@
  */
 import http from 'node:http';
 import { pathToFileURL } from 'node:url';
-import { itemBytes } from '../src/rows.js';
+import { itemBytes } from '../src/items/item-builder.js';
 
 /**
  * @typedef {object} ModelOptions

@@ -6,7 +6,7 @@
  */
 import { clientsFor } from '../src/clients.js';
 import { resolveConfig } from '../src/config.js';
-import { runImport } from '../src/import.js';
+import { runImport } from '../src/job/import-segment.js';
 
 const { payload, env } = JSON.parse(process.argv[2] ?? '{}');
 Object.assign(process.env, env);

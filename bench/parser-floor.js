@@ -7,7 +7,7 @@
 import { Readable } from 'node:stream';
 import { pathToFileURL } from 'node:url';
 import { csvChunks } from '../data-generator/generate.js';
-import { createRecordParser } from '../src/csv-records.js';
+import { createRecordParser } from '../src/records/csv-records.js';
 
 /** @param {number} rows @param {number} [runs] median of this many runs */
 export async function parserFloor(rows, runs = 3) {

@@ -11,7 +11,7 @@ import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
 import { resolveConfig } from '../src/config.js';
 import { uploadStream, writeCsv } from '../data-generator/generate.js';
-import { jobIdOfObject } from '../src/job-status.js';
+import { jobIdOfObject } from '../src/job/job-status.js';
 import { S3RVER_CREDENTIALS } from './s3-emulator.js';
 import { LOCAL_REGION, startLocalServers, stopOnSignals } from './servers.js';
 import { writeLocalSession } from './session.js';

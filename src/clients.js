@@ -8,9 +8,9 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import http from 'node:http';
 import https from 'node:https';
-import { createBatchWriteClient } from './batch-write-client.js';
+import { createBatchWriteClient } from './write/batch-write-client.js';
 
-/** @typedef {{ dynamodb: DynamoDBClient, s3: S3Client, batchWrite: import('./batch-write-client.js').BatchWriteClient }} Clients */
+/** @typedef {{ dynamodb: DynamoDBClient, s3: S3Client, batchWrite: import('./write/batch-write-client.js').BatchWriteClient }} Clients */
 
 /** @type {Map<string, Clients>} */
 const cache = new Map();

@@ -2,7 +2,7 @@
  * Import options: each comes from the payload, then the environment, then a default, and is checked
  * once, before any I/O. A bad value throws a ConfigError naming the option, the value and what is allowed.
  */
-import { parseCheckpoint, parseShardSpec } from './checkpoint.js';
+import { parseCheckpoint, parseShardSpec } from './job/checkpoint.js';
 
 /** @typedef {'S' | 'N' | 'BOOL'} ColumnType */
 
@@ -31,10 +31,10 @@ import { parseCheckpoint, parseShardSpec } from './checkpoint.js';
  * @property {string} rejectsPrefix     where rejects files go in the source bucket
  * @property {number | undefined} segmentMs  longest an invocation reads before it hands over to a continuation
  * @property {number} timeMarginMs      Lambda time left at which an invocation stops reading and hands over
- * @property {import('./checkpoint.js').Checkpoint | undefined} checkpoint  where to resume a job
+ * @property {import('./job/checkpoint.js').Checkpoint | undefined} checkpoint  where to resume a job
  * @property {number} shards            byte ranges to cut the file into, each imported by its own invocation
  * @property {number | undefined} bytesPerShard  shard a file past this size: one shard per this many bytes
- * @property {import('./checkpoint.js').ShardSpec | undefined} shard  the range this invocation imports (set by the planner)
+ * @property {import('./job/checkpoint.js').ShardSpec | undefined} shard  the range this invocation imports (set by the planner)
  * @property {string} statusPrefix      where job status objects go in the source bucket
  * @property {string[]} allowedTables   tables a payload may name besides TABLE_NAME
  * @property {'invoke' | 'in-process'} continuation  how a job goes on past one invocation's time

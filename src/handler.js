@@ -9,10 +9,10 @@
  */
 import { clientsFor } from './clients.js';
 import { ConfigError, resolveConfig } from './config.js';
-import { invokeSelf } from './continuation.js';
-import { runShardedJob, wantsShards } from './fan-out.js';
-import { runImport } from './import.js';
-import { logger } from './logger.js';
+import { invokeSelf } from './job/continuation.js';
+import { runShardedJob, wantsShards } from './job/fan-out.js';
+import { runImport } from './job/import-segment.js';
+import { logger } from './observe/logger.js';
 
 /**
  * @typedef {Pick<import('aws-lambda').Context, 'getRemainingTimeInMillis' | 'invokedFunctionArn'>} InvocationContext

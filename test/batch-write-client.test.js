@@ -2,9 +2,9 @@ import { SignatureV4 } from '@smithy/signature-v4';
 import { createHash, createHmac } from 'node:crypto';
 import http from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createBatchWriteClient, signedHeaders } from '../src/batch-write-client.js';
+import { createBatchWriteClient, signedHeaders } from '../src/write/batch-write-client.js';
 import { createClients } from '../src/clients.js';
-import { classifyError } from '../src/retry.js';
+import { classifyError } from '../src/write/retry.js';
 
 /** SHA-256 in the shape the SDK's signer takes. */
 class Sha256 {
@@ -36,7 +36,7 @@ describe('BatchWriteItem client', () => {
   const payload = Buffer.from('{"RequestItems":{"people":[{"PutRequest":{"Item":{"id":{"S":"ünï €"}}}}]},"ReturnConsumedCapacity":"TOTAL"}');
   const now = new Date('2026-11-22T23:59:58.123Z');
 
-  /** @type {Array<[string, import('../src/batch-write-client.js').Credentials]>} */
+  /** @type {Array<[string, import('../src/write/batch-write-client.js').Credentials]>} */
   const credentialCases = [
     ['long-term credentials', { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY' }],
     ['a session token', { accessKeyId: 'ASIAEXAMPLE', secretAccessKey: 'secret/with+signs', sessionToken: 'FwoGZXIvYXdzEJr//////////wEaDEXAMPLE==' }],

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { BATCH_SIZE, createBatchWriter } from '../src/batch-writer.js';
-import { createStats } from '../src/throughput.js';
+import { BATCH_SIZE, createBatchWriter } from '../src/write/batch-writer.js';
+import { createStats } from '../src/observe/counters.js';
 
 /**
  * An in-memory BatchWriteItem endpoint: records each call's items and answers with `answer`.
@@ -38,10 +38,10 @@ function recordingClient(answer = () => ({})) {
   };
 }
 
-/** @param {ReturnType<typeof recordingClient>} client @param {Partial<import('../src/batch-writer.js').BatchWriterOptions>} [options] */
+/** @param {ReturnType<typeof recordingClient>} client @param {Partial<import('../src/write/batch-writer.js').BatchWriterOptions>} [options] */
 function writerFor(client, options = {}) {
   const stats = createStats();
-  /** @type {import('../src/batch-writer.js').Rejection[]} */
+  /** @type {import('../src/write/batch-writer.js').Rejection[]} */
   const rejections = [];
   const writer = createBatchWriter({
     client: /** @type {any} */ (client),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createRecordParser } from '../src/csv-records.js';
+import { createRecordParser } from '../src/records/csv-records.js';
 
 /** @param {string | Buffer} text @param {string} [delimiter] */
 async function rows(text, delimiter = ',') {

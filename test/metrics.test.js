@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { runningInLambda } from '../src/config.js';
-import { createMetricsPublisher } from '../src/metrics.js';
+import { createMetricsPublisher } from '../src/observe/metrics.js';
 
 afterEach(() => vi.restoreAllMocks());
 

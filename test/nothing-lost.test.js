@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { handler } from '../src/handler.js';
 import { generatedCsv, mixedCsv, summaryOf } from './support/imports.js';
-import { openSource } from '../src/s3-source.js';
+import { openSource } from '../src/source/s3-object.js';
 import { startFaultProxy } from './support/fault-proxy.js';
 import { startLambdaEndpoint } from './support/lambda-endpoint.js';
 import { createTable, expectTableHoldsExactly, listKeys, readRejects, rejectedLinesIn, scanAll, TEST_BUCKET, upload, useCleanups, useLocalServers } from './support/local.js';

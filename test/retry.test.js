@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { backoffDelay, classifyError } from '../src/retry.js';
+import { backoffDelay, classifyError } from '../src/write/retry.js';
 
 describe('backoffDelay (full jitter)', () => {
   it('stays within [0, min(cap, base * 2^(retry-1)))', () => {

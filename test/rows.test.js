@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { resolveConfig } from '../src/config.js';
-import { createItemBuilder, HeaderError, isDynamoNumber, keyIdReader, RowError } from '../src/rows.js';
+import { createItemBuilder, HeaderError, isDynamoNumber, keyIdReader, RowError } from '../src/items/item-builder.js';
 
 const config = (/** @type {Record<string, unknown>} */ options = {}) => resolveConfig({ bucket: 'b', key: 'k.csv', table: 'people', ...options }, {});
 const source = { etag: 'etag1' };

@@ -9,7 +9,7 @@ import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { startCapacityModel } from '../bench/capacity-model.js';
 import { handler } from '../src/handler.js';
-import { readJobStatus } from '../src/job-status.js';
+import { readJobStatus } from '../src/job/job-status.js';
 import { generatedCsv, mixedCsv } from './support/imports.js';
 import { startLambdaEndpoint } from './support/lambda-endpoint.js';
 import { createTable, expectTableHoldsExactly, readObject, rejectedLinesIn, TEST_BUCKET, upload, useCleanups, useLocalServers } from './support/local.js';
@@ -20,7 +20,7 @@ const run = promisify(execFile);
 const onCleanup = useCleanups(env);
 
 /** @param {unknown} result */
-const jobSummaryOf = (result) => /** @type {import('../src/job-status.js').JobStatus['total'] & { jobId: string, shards: number, started: number, alreadyDone: number }} */ (result);
+const jobSummaryOf = (result) => /** @type {import('../src/job/job-status.js').JobStatus['total'] & { jobId: string, shards: number, started: number, alreadyDone: number }} */ (result);
 
 describe('a sharded job', () => {
   it('fans a file with quoted newlines, bad rows and duplicate keys out over 8 worker processes: every good row once, rejects at their true lines', async () => {
@@ -193,7 +193,7 @@ async function findPlan(key) {
   for (const object of listed.Contents ?? []) {
     if (!object.Key?.endsWith('/plan.json')) continue;
     const plan = JSON.parse(await readObject(s3, object.Key));
-    if (plan.key === key) return /** @type {import('../src/job-status.js').JobPlan} */ (plan);
+    if (plan.key === key) return /** @type {import('../src/job/job-status.js').JobPlan} */ (plan);
   }
   return undefined;
 }

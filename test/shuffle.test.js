@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createShuffleWindow } from '../src/shuffle.js';
+import { createShuffleWindow } from '../src/items/shuffle.js';
 
 /** A seeded generator, so that the order is the same every run. @param {number} seed */
 function seeded(seed) {

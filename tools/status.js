@@ -7,7 +7,7 @@
 import { S3Client } from '@aws-sdk/client-s3';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { jobIdOfObject, readJobStatus } from '../src/job-status.js';
+import { jobIdOfObject, readJobStatus } from '../src/job/job-status.js';
 import { textTable } from './text-table.js';
 import { readLocalSession } from '../local/session.js';
 
@@ -88,7 +88,7 @@ async function resolveTarget(job, options) {
 }
 
 /**
- * @param {import('../src/job-status.js').JobStatus} status
+ * @param {import('../src/job/job-status.js').JobStatus} status
  * @param {string} bucket
  */
 export function formatJobStatus(status, bucket) {

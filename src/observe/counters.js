@@ -20,7 +20,7 @@
  */
 
 /**
- * @param {import('./checkpoint.js').Totals} [totals]  where an earlier segment of the job left off
+ * @param {import('../job/checkpoint.js').Totals} [totals]  where an earlier segment of the job left off
  * @returns {Stats}
  */
 export function createStats(totals) {
@@ -47,7 +47,7 @@ export function createStats(totals) {
 /**
  * The counters a continuation carries on with.
  * @param {Stats} stats
- * @returns {import('./checkpoint.js').Totals}
+ * @returns {import('../job/checkpoint.js').Totals}
  */
 export function totalsOf(stats) {
   const { inFlight: _inFlight, window: _window, ...totals } = stats;

@@ -14,7 +14,7 @@ export class TableError extends Error {
 
 /**
  * @param {import('@aws-sdk/client-dynamodb').DynamoDBClient} dynamodb
- * @param {Pick<import('./config.js').ImportConfig, 'table' | 'region' | 'keyColumn' | 'sortKeyColumn' | 'columnTypes'>} config
+ * @param {Pick<import('../config.js').ImportConfig, 'table' | 'region' | 'keyColumn' | 'sortKeyColumn' | 'columnTypes'>} config
  */
 export async function checkTable(dynamodb, config) {
   let description;

@@ -18,7 +18,7 @@ const CONTENT_TYPE = 'application/x-amz-json-1.0';
 const CLOCK_SKEW_MS = 5 * 60 * 1000;
 
 /** @typedef {{ accessKeyId: string, secretAccessKey: string, sessionToken?: string }} Credentials */
-/** @typedef {import('./rows.js').Item} Item */
+/** @typedef {import('../items/item-builder.js').Item} Item */
 /**
  * The parts of a BatchWriteItem answer the batch writer reads.
  * @typedef {object} BatchWriteOutput

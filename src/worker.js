@@ -6,7 +6,7 @@
  */
 import { resolveConfig } from './config.js';
 import { runJob } from './handler.js';
-import { logger } from './logger.js';
+import { logger } from './observe/logger.js';
 
 const payload = JSON.parse(process.env.SHARD_PAYLOAD ?? 'null');
 try {

@@ -6,7 +6,7 @@
  */
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { Readable } from 'node:stream';
-import { describeError } from './retry.js';
+import { describeError } from '../write/retry.js';
 
 export class SourceError extends Error {
   /** @param {string} message @param {unknown} [cause] */

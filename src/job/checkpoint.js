@@ -5,7 +5,7 @@
  * to go on as if it had never stopped.
  */
 import { v5 as uuidv5 } from 'uuid';
-import { ConfigError } from './config.js';
+import { ConfigError } from '../config.js';
 
 const JOB_NAMESPACE = 'a6a3c0f4-1f0e-4c55-9d6b-0c3f1a7e2b91';
 
@@ -16,7 +16,7 @@ export function jobIdFor(bucket, key, etag) {
 
 /**
  * The counters a segment hands on (see throughput.js Stats).
- * @typedef {Pick<import('./throughput.js').Stats, 'rowsRead' | 'written' | 'rejected' | 'rejectedByReason' | 'duplicatesCollapsed' | 'retries' | 'throttledItems' | 'throttledCalls' | 'transientErrors' | 'wcu' | 'calls'>} Totals
+ * @typedef {Pick<import('../observe/counters.js').Stats, 'rowsRead' | 'written' | 'rejected' | 'rejectedByReason' | 'duplicatesCollapsed' | 'retries' | 'throttledItems' | 'throttledCalls' | 'transientErrors' | 'wcu' | 'calls'>} Totals
  */
 
 /**

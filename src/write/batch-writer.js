@@ -12,14 +12,14 @@
 import pLimit from 'p-limit';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { backoffDelay, classifyError, describeError } from './retry.js';
-import { countRejection } from './throughput.js';
-import { createAdaptivePace, createWcuLimiter, createWriteWindow } from './write-window.js';
+import { countRejection } from '../observe/counters.js';
+import { createAdaptivePace, createWcuLimiter, createWriteWindow } from './window.js';
 
 export const BATCH_SIZE = 25;
 
-/** @typedef {import('./rows.js').Item} Item */
-/** @typedef {import('./rows.js').RejectReason} RejectReason */
-/** @typedef {import('./throughput.js').Stats} Stats */
+/** @typedef {import('../items/item-builder.js').Item} Item */
+/** @typedef {import('../items/item-builder.js').RejectReason} RejectReason */
+/** @typedef {import('../observe/counters.js').Stats} Stats */
 
 /**
  * One row on its way to the table.

@@ -10,14 +10,14 @@ import pLimit from 'p-limit';
 import { jobIdFor } from './checkpoint.js';
 import { invokeSelf } from './continuation.js';
 import { getJson, planKey, putJson, readJobStatus, shardStatusKey } from './job-status.js';
-import { openSource } from './s3-source.js';
+import { openSource } from '../source/s3-object.js';
 import { planShards } from './shard-plan.js';
-import { isGzip, peek } from './source-encoding.js';
+import { isGzip, peek } from '../source/compression.js';
 
-/** @typedef {import('./config.js').ImportConfig} ImportConfig */
+/** @typedef {import('../config.js').ImportConfig} ImportConfig */
 /** @typedef {import('./job-status.js').JobPlan} JobPlan */
 
-const WORKER = fileURLToPath(new URL('./local-worker.js', import.meta.url));
+const WORKER = fileURLToPath(new URL('../worker.js', import.meta.url));
 
 /** Options of the job that do not pass on to its shards. */
 const JOB_ONLY = ['shards', 'bytesPerShard', 'checkpoint', 'shard'];
@@ -91,8 +91,8 @@ export function shardPayloads(payload, plan) {
 
 /**
  * @typedef {object} FanOutDeps
- * @property {import('./clients.js').Clients} clients
- * @property {import('./import.js').Logger} logger
+ * @property {import('../clients.js').Clients} clients
+ * @property {import('./import-segment.js').Logger} logger
  * @property {string | undefined} functionArn  this invocation's ARN; needed on AWS
  */
 

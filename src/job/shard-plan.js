@@ -5,7 +5,7 @@
  * scanner; no record is held in memory.
  */
 import { parse } from 'csv-parse/sync';
-import { createRecordScanner } from './record-scanner.js';
+import { createRecordScanner } from '../records/record-scanner.js';
 
 /**
  * @typedef {object} ShardRange

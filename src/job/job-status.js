@@ -26,7 +26,7 @@ import { jobIdFor } from './checkpoint.js';
  */
 
 /**
- * @typedef {Partial<import('./import.js').ImportSummary> & {
+ * @typedef {Partial<import('./import-segment.js').ImportSummary> & {
  *   jobId: string, shard: number, shards: number, state: ShardState, updatedAt: string,
  *   rowsRead: number, written: number, rejected: number, error?: string, runner?: ReturnType<typeof runnerOf>
  * }} ShardStatus

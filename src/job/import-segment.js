@@ -5,23 +5,23 @@
  * balance (rowsRead = written + rejected + duplicatesCollapsed), or, past `stopBy`, stops at a record
  * boundary, lets every write in flight end, and returns a checkpoint for the next segment.
  */
-import { createBatchWriter } from './batch-writer.js';
+import { createBatchWriter } from '../write/batch-writer.js';
 import { jobIdFor } from './checkpoint.js';
-import { createRecordParser } from './csv-records.js';
+import { createRecordParser } from '../records/csv-records.js';
 import { createStatusWriter, runnerOf, shardStatusKey } from './job-status.js';
-import { createRejectsWriter, rejectsKey } from './rejects.js';
-import { createShuffleWindow } from './shuffle.js';
-import { createItemBuilder, keyIdReader, RowError } from './rows.js';
-import { runningInLambda } from './config.js';
-import { createMetricsPublisher } from './metrics.js';
-import { openSource } from './s3-source.js';
-import { csvBytes } from './source-encoding.js';
-import { checkTable } from './table-check.js';
-import { countRejection, createStats, startThroughputLog, summarize, totalsOf } from './throughput.js';
+import { createRejectsWriter, rejectsKey } from '../observe/rejects.js';
+import { createShuffleWindow } from '../items/shuffle.js';
+import { createItemBuilder, keyIdReader, RowError } from '../items/item-builder.js';
+import { runningInLambda } from '../config.js';
+import { createMetricsPublisher } from '../observe/metrics.js';
+import { openSource } from '../source/s3-object.js';
+import { csvBytes } from '../source/compression.js';
+import { checkTable } from '../write/table-check.js';
+import { countRejection, createStats, startThroughputLog, summarize, totalsOf } from '../observe/counters.js';
 
-/** @typedef {import('./config.js').ImportConfig} ImportConfig */
+/** @typedef {import('../config.js').ImportConfig} ImportConfig */
 /** @typedef {import('./checkpoint.js').Checkpoint} Checkpoint */
-/** @typedef {import('./batch-writer.js').Rejection} Rejection */
+/** @typedef {import('../write/batch-writer.js').Rejection} Rejection */
 /**
  * @typedef {ReturnType<typeof summarize> & {
  *   jobId: string, bucket: string, key: string, table: string, segments: number, reopens: number,
@@ -43,7 +43,7 @@ const REJECT_SAMPLE = 20;
 
 /**
  * @typedef {object} ImportDeps
- * @property {import('./clients.js').Clients} clients
+ * @property {import('../clients.js').Clients} clients
  * @property {Logger} logger
  * @property {number} [stopBy]  performance.now() time after which the segment hands over
  * @property {boolean} [publishMetrics]  CloudWatch metrics (EMF) each interval; default: in Lambda
@@ -94,7 +94,7 @@ export async function runImport(config, { clients, logger, stopBy = Infinity, pu
     if (rejectSample.length < REJECT_SAMPLE) rejectSample.push({ line: rejection.line, reason: rejection.reason });
     rejects.write(rejection);
   };
-  /** @param {{ reason: import('./rows.js').RejectReason, message: string }} error @param {number} line @param {string[]} fields */
+  /** @param {{ reason: import('../items/item-builder.js').RejectReason, message: string }} error @param {number} line @param {string[]} fields */
   const rejectRow = (error, line, fields) => {
     countRejection(stats, error.reason);
     recordRejection({ line, reason: error.reason, message: error.message, fields });
@@ -141,7 +141,7 @@ export async function runImport(config, { clients, logger, stopBy = Infinity, pu
   status.update(statusNow('running'));
   logger.info(resume === undefined ? 'import started' : 'import resumed', { ...context, bytes: source.contentLength, fromByte: startByte, concurrency: config.concurrency });
 
-  /** @type {ReturnType<typeof createShuffleWindow<import('./batch-writer.js').Entry>>} */
+  /** @type {ReturnType<typeof createShuffleWindow<import('../write/batch-writer.js').Entry>>} */
   const shuffle = createShuffleWindow(config.shuffleWindow, (entry) => writer.add(entry));
   const { parser, toRow, linesRead } = createRecordParser({ delimiter: config.delimiter, lineOffset: resume?.line ?? shard?.line ?? 0, fieldCount: header?.length });
   let buildItem = header === undefined ? undefined : createItemBuilder(header, config, source);

@@ -5,7 +5,7 @@
  */
 import { PassThrough } from 'node:stream';
 
-/** @typedef {import('./batch-writer.js').Rejection} Rejection */
+/** @typedef {import('../write/batch-writer.js').Rejection} Rejection */
 
 /**
  * Where one segment of a job writes its rejects: `<prefix><source key>/<job id>/segment-0001.csv`, or

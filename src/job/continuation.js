@@ -7,7 +7,7 @@
 const clients = new Map();
 
 /**
- * @param {Pick<import('./config.js').ImportConfig, 'region' | 'lambdaEndpoint'>} config
+ * @param {Pick<import('../config.js').ImportConfig, 'region' | 'lambdaEndpoint'>} config
  * @param {string} functionArn  this invocation's own ARN (with its qualifier, if any)
  * @param {Record<string, unknown>} payload
  */

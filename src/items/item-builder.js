@@ -7,7 +7,7 @@ import { v5 as uuidv5 } from 'uuid';
 
 /** @typedef {import('@aws-sdk/client-dynamodb').AttributeValue} AttributeValue */
 /** @typedef {Record<string, AttributeValue>} Item */
-/** @typedef {import('./config.js').ImportConfig} ImportConfig */
+/** @typedef {import('../config.js').ImportConfig} ImportConfig */
 
 /**
  * Why a row was not written. Codes are stable: they appear in the summary and the rejects file.
