@@ -17,7 +17,7 @@
  */
 import http from 'node:http';
 import { pathToFileURL } from 'node:url';
-import { itemBytes } from '../src/items/item-builder.js';
+import { itemBytes } from '../src/items/item-size.js';
 
 /**
  * @typedef {object} ModelOptions

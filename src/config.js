@@ -2,6 +2,7 @@
  * Import options: each comes from the payload, then the environment, then a default, and is checked
  * once, before any I/O. A bad value throws a ConfigError naming the option, the value and what is allowed.
  */
+import { ConfigError } from './errors.js';
 import { parseCheckpoint, parseShardSpec } from './job/checkpoint.js';
 
 /** @typedef {'S' | 'N' | 'BOOL'} ColumnType */
@@ -43,19 +44,6 @@ import { parseCheckpoint, parseShardSpec } from './job/checkpoint.js';
  * @property {string | undefined} dynamodbEndpoint  endpoint override (local mode)
  * @property {string | undefined} s3Endpoint        endpoint override (local mode)
  */
-
-export class ConfigError extends Error {
-  /**
-   * @param {string} option
-   * @param {unknown} value
-   * @param {string} allowed what would be accepted, phrased as a fix
-   */
-  constructor(option, value, allowed) {
-    super(`Invalid option "${option}": got ${JSON.stringify(value)}; ${allowed}`);
-    this.name = 'ConfigError';
-    this.option = option;
-  }
-}
 
 /** Most shards one job may have: each is a concurrent Lambda invocation. */
 export const MAX_SHARDS = 1000;

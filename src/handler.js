@@ -8,7 +8,8 @@
  * `bytesPerShard`) is cut into byte ranges, each run by its own invocation or worker process (fan-out.js).
  */
 import { clientsFor } from './clients.js';
-import { ConfigError, resolveConfig } from './config.js';
+import { resolveConfig } from './config.js';
+import { ConfigError } from './errors.js';
 import { invokeSelf } from './job/continuation.js';
 import { runShardedJob, wantsShards } from './job/fan-out.js';
 import { runImport } from './job/import-segment.js';
@@ -48,7 +49,7 @@ export async function runJob(payload, config, context) {
     if (outcome.done) return outcome.summary;
     const next = { ...payload, checkpoint: outcome.checkpoint };
     if (current.continuation === 'invoke') {
-      if (context === undefined) throw new Error('continuation "invoke" needs the Lambda context (invokedFunctionArn) to invoke itself');
+      if (context === undefined) throw new ConfigError('continuation', 'invoke', 'a new invocation needs the Lambda context (invokedFunctionArn); off Lambda, use "in-process"');
       await invokeSelf(current, context.invokedFunctionArn, next);
       logger.info('continued in a new invocation', { jobId: outcome.checkpoint.jobId, segments: outcome.checkpoint.segments, byte: outcome.checkpoint.byte });
       return { continued: true, jobId: outcome.checkpoint.jobId, segments: outcome.checkpoint.segments, byte: outcome.checkpoint.byte, rowsRead: outcome.checkpoint.totals.rowsRead };

@@ -41,7 +41,7 @@ function recordingClient(answer = () => ({})) {
 /** @param {ReturnType<typeof recordingClient>} client @param {Partial<import('../src/write/batch-writer.js').BatchWriterOptions>} [options] */
 function writerFor(client, options = {}) {
   const stats = createStats();
-  /** @type {import('../src/write/batch-writer.js').Rejection[]} */
+  /** @type {import('../src/types.js').Rejection[]} */
   const rejections = [];
   const writer = createBatchWriter({
     client: /** @type {any} */ (client),
@@ -179,7 +179,7 @@ describe('batch writer', () => {
     const client = recordingClient((keys, call) => (call <= 40 ? { unprocessed: keys.slice(0, 1) } : {}));
     /** @type {number[]} */
     const windows = [];
-    const { writer, stats } = writerFor(client, { concurrency: 16, adaptive: true, minConcurrency: 1, maxAttempts: 50 });
+    const { writer, stats } = writerFor(client, { concurrency: 16, adaptiveConcurrency: true, minConcurrency: 1, maxAttempts: 50 });
     for (let i = 0; i < 25 * 400; i++) {
       const id = `k${i}`;
       const wait = writer.add({ json: JSON.stringify({ id: { S: id } }), keyId: id, line: i + 2, fields: [id] });
@@ -199,7 +199,7 @@ describe('batch writer', () => {
     // and both back off.
     const refused = new Set(['k0', 'k25']);
     const client = recordingClient((keys) => (refused.delete(keys[0]) ? { unprocessed: keys } : {}));
-    const { writer, stats } = writerFor(client, { concurrency: 4, adaptive: true, wait: () => new Promise((resolve) => sleepers.push(() => resolve(undefined))) });
+    const { writer, stats } = writerFor(client, { concurrency: 4, adaptiveConcurrency: true, wait: () => new Promise((resolve) => sleepers.push(() => resolve(undefined))) });
     const flushed = addRows(writer, 25 * 6);
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(sleepers.length).toBe(2);

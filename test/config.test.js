@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, resolveConfig } from '../src/config.js';
+import { resolveConfig } from '../src/config.js';
+import { ConfigError } from '../src/errors.js';
 
 const base = { bucket: 'b', key: 'k.csv', table: 'people' };
 

@@ -1,6 +1,7 @@
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
-import { csvLine, rejectsKey } from '../src/observe/rejects.js';
+import { rejectsKey } from '../src/job/object-keys.js';
+import { csvLine } from '../src/observe/rejects.js';
 
 describe('rejects file format', () => {
   it('quotes only the fields that need it, and reads back as the same fields', () => {

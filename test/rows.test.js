@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { resolveConfig } from '../src/config.js';
-import { createItemBuilder, HeaderError, isDynamoNumber, keyIdReader, RowError } from '../src/items/item-builder.js';
+import { HeaderError, RowError } from '../src/errors.js';
+import { createItemBuilder } from '../src/items/item-builder.js';
+import { keyIdReader } from '../src/items/key-id.js';
+import { isDynamoNumber } from '../src/items/numbers.js';
 
 const config = (/** @type {Record<string, unknown>} */ options = {}) => resolveConfig({ bucket: 'b', key: 'k.csv', table: 'people', ...options }, {});
 const source = { etag: 'etag1' };

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createAdaptivePace, createWcuLimiter, createWriteWindow } from '../src/write/window.js';
+import { createAdaptivePace, createWcuLimiter } from '../src/write/pace.js';
+import { createWriteWindow } from '../src/write/window.js';
 
 describe('AIMD write window', () => {
   it('halves on a throttle, once per window of calls, and grows by one per window of successes', () => {

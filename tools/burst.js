@@ -22,6 +22,7 @@ import { disjointSeed, uploadStream, writeCsv } from '../data-generator/generate
 import { MAX_SHARDS, resolveConfig } from '../src/config.js';
 import { planJob, shardPayloads, startLocalWorkers } from '../src/job/fan-out.js';
 import { jobIdOfObject, readJobStatus } from '../src/job/job-status.js';
+import { fourDigits } from '../src/job/object-keys.js';
 import { textTable } from './text-table.js';
 import { S3RVER_CREDENTIALS } from '../local/s3-emulator.js';
 import { LOCAL_REGION, startLocalServers, stopOnSignals } from '../local/servers.js';
@@ -94,7 +95,7 @@ const log = (message) => process.stderr.write(`${message}\n`);
 function filesOf(burst, prefix) {
   if (burst.shard) return [{ key: `${prefix}all.csv`, rows: burst.invocations * burst.rows, seed: SEED }];
   return Array.from({ length: burst.invocations }, (_, part) => ({
-    key: `${prefix}part-${String(part + 1).padStart(4, '0')}.csv`,
+    key: `${prefix}part-${fourDigits(part + 1)}.csv`,
     rows: burst.rows,
     seed: disjointSeed(SEED, part, burst.rows),
   }));
@@ -202,7 +203,7 @@ async function compareWithOne(servers, burst, run, logDirectory) {
  * @returns {Promise<BurstResult>}
  */
 async function watchLocalWorkers(s3, payloads, jobIds, logDirectory, name = 'worker') {
-  const descriptors = payloads.map((_, i) => openSync(path.join(logDirectory, `${name}-${String(i + 1).padStart(4, '0')}.log`), 'a'));
+  const descriptors = payloads.map((_, i) => openSync(path.join(logDirectory, `${name}-${fourDigits(i + 1)}.log`), 'a'));
   const startedAt = Date.now();
   const workers = startLocalWorkers(payloads, { output: (i) => descriptors[i] });
   let finished = false;

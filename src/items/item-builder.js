@@ -4,38 +4,16 @@
  * no generic marshalling, no JSON.stringify of a tree (together 0.4 s of CPU per 100,000 rows).
  */
 import { v5 as uuidv5 } from 'uuid';
+import { RowError } from '../errors.js';
+import { checkHeader } from './header.js';
+import { itemBytes, MAX_ITEM_BYTES } from './item-size.js';
+import { joinKeyId } from './key-id.js';
+import { isDynamoNumber } from './numbers.js';
 
-/** @typedef {import('@aws-sdk/client-dynamodb').AttributeValue} AttributeValue */
-/** @typedef {Record<string, AttributeValue>} Item */
 /** @typedef {import('../config.js').ImportConfig} ImportConfig */
-
-/**
- * Why a row was not written. Codes are stable: they appear in the summary and the rejects file.
- * @typedef {'MALFORMED_CSV' | 'FIELD_COUNT' | 'INVALID_NUMBER' | 'INVALID_BOOL' | 'MISSING_KEY' | 'ITEM_TOO_LARGE' | 'REJECTED_BY_TABLE' | 'ATTEMPTS_EXHAUSTED'} RejectReason
- */
-
-export const MAX_ITEM_BYTES = 400 * 1024;
 
 /** Namespace of generated keys: uuid v5 of (bucket, key, ETag, line) under it is stable across re-runs. */
 const GENERATED_KEY_NAMESPACE = '6f1f4a52-3c0e-4f5e-9d3a-6a2b8f0c1e47';
-
-export class RowError extends Error {
-  /** @param {RejectReason} reason @param {string} message */
-  constructor(reason, message) {
-    super(message);
-    this.name = 'RowError';
-    this.reason = reason;
-  }
-}
-
-/** A problem with the file or options as a whole: nothing can be imported until it is fixed. */
-export class HeaderError extends Error {
-  /** @param {string} message */
-  constructor(message) {
-    super(message);
-    this.name = 'HeaderError';
-  }
-}
 
 /**
  * @typedef {object} BuiltItem
@@ -135,81 +113,4 @@ export function createItemBuilder(header, config, source) {
     }
     return { json, keyId };
   };
-}
-
-/**
- * The primary key as one string: the partition key, and the sort key after a NUL when there is one.
- * @param {string} partition
- * @param {string} sort
- */
-function joinKeyId(partition, sort) {
-  return `${partition}\u0000${sort}`;
-}
-
-/**
- * Reads the keyId of an item as DynamoDB returns it in UnprocessedItems, in the same form as the
- * builder's keyId, so returned items can be matched to their rows.
- * @param {Pick<ImportConfig, 'keyColumn' | 'sortKeyColumn'>} config
- * @returns {(item: Item) => string}
- */
-export function keyIdReader({ keyColumn, sortKeyColumn }) {
-  const valueOf = (/** @type {AttributeValue | undefined} */ value) => value?.S ?? value?.N ?? '';
-  if (sortKeyColumn === undefined) return (item) => valueOf(item[keyColumn]);
-  return (item) => joinKeyId(valueOf(item[keyColumn]), valueOf(item[sortKeyColumn]));
-}
-
-/** @param {string[]} names @param {ImportConfig} config */
-function checkHeader(names, config) {
-  const where = `s3://${config.bucket}/${config.key}`;
-  const seen = new Set();
-  names.forEach((name, i) => {
-    if (name === '') throw new HeaderError(`${where}: header column ${i + 1} has no name; every column needs one, it becomes the attribute name`);
-    if (seen.has(name)) throw new HeaderError(`${where}: header names column "${name}" twice; attribute names must be unique`);
-    seen.add(name);
-  });
-  if (!config.generateKey && !seen.has(config.keyColumn)) {
-    throw new HeaderError(
-      `${where}: the header has no key column "${config.keyColumn}" (columns: ${names.join(', ')}); set keyColumn to the column holding the table's partition key, or generateKey: true`,
-    );
-  }
-  if (config.generateKey && seen.has(config.keyColumn)) {
-    throw new HeaderError(`${where}: generateKey is on but the header already has a "${config.keyColumn}" column; turn generateKey off to use it`);
-  }
-  if (config.sortKeyColumn !== undefined && !seen.has(config.sortKeyColumn)) {
-    throw new HeaderError(`${where}: the header has no sort key column "${config.sortKeyColumn}" (columns: ${names.join(', ')})`);
-  }
-  for (const column of Object.keys(config.columnTypes)) {
-    if (!seen.has(column) && column !== config.keyColumn) {
-      throw new HeaderError(`${where}: columnTypes names "${column}", which is not in the header (columns: ${names.join(', ')})`);
-    }
-  }
-}
-
-// DynamoDB numbers: optional sign, digits with an optional fraction, optional exponent.
-const NUMBER = /^-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
-
-/** @param {string} value */
-export function isDynamoNumber(value) {
-  if (!NUMBER.test(value)) return false;
-  if (value.length <= 38) return true;
-  // At most 38 significant digits: count them without leading and trailing zeros.
-  const mantissa = value.replace(/^-/, '').replace(/[eE].*$/, '').replace('.', '');
-  return mantissa.replace(/^0+/, '').replace(/0+$/, '').length <= 38;
-}
-
-/**
- * Item size as DynamoDB counts it: attribute name bytes plus value bytes (numbers roughly one byte per
- * two digits plus one).
- * @param {Item} item
- */
-export function itemBytes(item) {
-  let bytes = 0;
-  for (const name in item) {
-    const value = item[name];
-    bytes += Buffer.byteLength(name);
-    if (value.S !== undefined) bytes += Buffer.byteLength(value.S);
-    else if (value.N !== undefined) bytes += Math.ceil(value.N.length / 2) + 1;
-    else bytes += 1;
-  }
-  return bytes;
 }

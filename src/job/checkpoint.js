@@ -5,7 +5,8 @@
  * to go on as if it had never stopped.
  */
 import { v5 as uuidv5 } from 'uuid';
-import { ConfigError } from '../config.js';
+import { ConfigError } from '../errors.js';
+import { TOTALS } from '../observe/counters.js';
 
 const JOB_NAMESPACE = 'a6a3c0f4-1f0e-4c55-9d6b-0c3f1a7e2b91';
 
@@ -14,10 +15,7 @@ export function jobIdFor(bucket, key, etag) {
   return uuidv5(`${bucket}/${key}#${etag}`, JOB_NAMESPACE);
 }
 
-/**
- * The counters a segment hands on (see throughput.js Stats).
- * @typedef {Pick<import('../observe/counters.js').Stats, 'rowsRead' | 'written' | 'rejected' | 'rejectedByReason' | 'duplicatesCollapsed' | 'retries' | 'throttledItems' | 'throttledCalls' | 'transientErrors' | 'wcu' | 'calls'>} Totals
- */
+/** @typedef {import('../observe/counters.js').Totals} Totals */
 
 /**
  * @typedef {object} Checkpoint
@@ -77,8 +75,6 @@ function isHeader(value) {
   return Array.isArray(value) && value.length > 0 && value.every((name) => typeof name === 'string');
 }
 
-const TOTAL_NAMES = /** @type {const} */ (['rowsRead', 'written', 'rejected', 'duplicatesCollapsed', 'retries', 'throttledItems', 'throttledCalls', 'transientErrors', 'wcu', 'calls']);
-
 /**
  * Checks a checkpoint that came in a payload (from the function itself, or from a user resuming a job).
  * @param {unknown} raw
@@ -101,7 +97,7 @@ export function parseCheckpoint(raw, name) {
     isCount(c.seconds) &&
     isCount(c.reopens) &&
     c.totals !== null && typeof c.totals === 'object' &&
-    TOTAL_NAMES.every((total) => isCount(c.totals[total])) &&
+    TOTALS.every((total) => isCount(c.totals[total])) &&
     c.totals.rejectedByReason !== null && typeof c.totals.rejectedByReason === 'object' &&
     Object.values(c.totals.rejectedByReason).every(isCount) &&
     Array.isArray(c.rejectsObjects) && c.rejectsObjects.every((/** @type {unknown} */ k) => typeof k === 'string') &&
@@ -109,4 +105,62 @@ export function parseCheckpoint(raw, name) {
     (c.gzip === undefined || typeof c.gzip === 'boolean');
   if (!ok) throw new ConfigError(name, '(a malformed checkpoint)', fix);
   return /** @type {Checkpoint} */ (c);
+}
+
+/**
+ * Where one segment starts: at the start of the object (or of its shard), or where a checkpoint left off,
+ * with what the job's earlier segments hand on.
+ * @typedef {object} SegmentStart
+ * @property {number} segment      this segment's number in its job (or shard), 1-based
+ * @property {number} byte         first byte to read: of the object, or of the decompressed stream (gzip)
+ * @property {number | undefined} end  one past the last byte to read (a shard's end)
+ * @property {number} line         lines of the file before `byte`
+ * @property {string[] | undefined} header  undefined when this segment reads it (the first of a job)
+ * @property {string | undefined} jobId  undefined when this segment names the job (from the ETag it reads)
+ * @property {string | undefined} etag   the object version to read; undefined: the current one
+ * @property {boolean} gzip        the object is gzip-compressed: `byte` counts decompressed bytes
+ * @property {number} shard        0-based
+ * @property {number} shards
+ * @property {string} startedAt    when the job's (or shard's) first segment started
+ * @property {number} seconds      time spent by earlier segments
+ * @property {number} reopens      S3 re-opens by earlier segments
+ * @property {Totals | undefined} totals
+ * @property {string[]} rejectsObjects
+ * @property {Array<{ line: number, reason: string }>} rejectSample
+ */
+
+/**
+ * @param {Pick<import('../config.js').ImportConfig, 'checkpoint' | 'shard'>} config
+ * @returns {SegmentStart}
+ */
+export function segmentStart({ checkpoint, shard }) {
+  return {
+    segment: (checkpoint?.segments ?? 0) + 1,
+    byte: checkpoint?.byte ?? shard?.start ?? 0,
+    end: shard?.end,
+    line: checkpoint?.line ?? shard?.line ?? 0,
+    header: checkpoint?.header ?? shard?.header,
+    jobId: checkpoint?.jobId ?? shard?.jobId,
+    etag: checkpoint?.etag ?? shard?.etag,
+    gzip: checkpoint?.gzip === true,
+    shard: shard?.index ?? 0,
+    shards: shard?.count ?? 1,
+    startedAt: checkpoint?.startedAt ?? new Date().toISOString(),
+    seconds: checkpoint?.seconds ?? 0,
+    reopens: checkpoint?.reopens ?? 0,
+    totals: checkpoint?.totals,
+    rejectsObjects: [...(checkpoint?.rejectsObjects ?? [])],
+    rejectSample: [...(checkpoint?.rejectSample ?? [])],
+  };
+}
+
+/**
+ * The checkpoint the next segment starts from, taken at a record boundary once every write before it
+ * has ended.
+ * @param {SegmentStart} start  where this segment started
+ * @param {Omit<Checkpoint, 'segments' | 'startedAt' | 'gzip'> & { gzip: boolean }} progress  where it stopped
+ * @returns {Checkpoint}
+ */
+export function checkpointAfter(start, { gzip, ...progress }) {
+  return { ...progress, segments: start.segment, startedAt: start.startedAt, ...(gzip ? { gzip: true } : {}) };
 }

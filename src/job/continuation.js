@@ -1,6 +1,8 @@
 /**
  * Hands a job on to a new asynchronous invocation of this same function, with its checkpoint.
  */
+import { AwsCallError } from '../errors.js';
+
 /** @typedef {import('@aws-sdk/client-lambda').LambdaClient} LambdaClient */
 
 /** @type {Map<string, LambdaClient>} */
@@ -23,11 +25,6 @@ export async function invokeSelf(config, functionArn, payload) {
   try {
     await lambda.send(new InvokeCommand({ FunctionName: functionArn, InvocationType: 'Event', Payload: JSON.stringify(payload) }));
   } catch (error) {
-    const cause = /** @type {Error} */ (error);
-    throw new Error(
-      `could not invoke ${functionArn} to continue the job (${cause.name}: ${cause.message}); the function needs lambda:InvokeFunction on itself. ` +
-        `To resume by hand, invoke it with this payload: ${JSON.stringify(payload)}`,
-      { cause },
-    );
+    throw new AwsCallError(`invoke ${functionArn} to continue the job`, error, 'lambda:InvokeFunction on itself', `. To resume by hand, invoke it with this payload: ${JSON.stringify(payload)}`);
   }
 }

@@ -7,9 +7,11 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import pLimit from 'p-limit';
+import { ConfigError, JobError } from '../errors.js';
 import { jobIdFor } from './checkpoint.js';
 import { invokeSelf } from './continuation.js';
-import { getJson, planKey, putJson, readJobStatus, shardStatusKey } from './job-status.js';
+import { getJson, putJson, readJobStatus } from './job-status.js';
+import { planKey, shardStatusKey } from './object-keys.js';
 import { openSource } from '../source/s3-object.js';
 import { planShards } from './shard-plan.js';
 import { isGzip, peek } from '../source/compression.js';
@@ -92,7 +94,7 @@ export function shardPayloads(payload, plan) {
 /**
  * @typedef {object} FanOutDeps
  * @property {import('../clients.js').Clients} clients
- * @property {import('./import-segment.js').Logger} logger
+ * @property {import('../types.js').Logger} logger
  * @property {string | undefined} functionArn  this invocation's ARN; needed on AWS
  */
 
@@ -113,7 +115,7 @@ export async function runShardedJob(payload, config, { clients, logger, function
   logger.info('job planned', { jobId: plan.jobId, bucket: config.bucket, key: config.key, shards: plan.shards.length, starting: todo.length, alreadyDone: skipped, note: plan.note });
 
   if (config.continuation === 'invoke') {
-    if (functionArn === undefined) throw new Error('a sharded job on AWS needs the Lambda context (invokedFunctionArn) to start its shards');
+    if (functionArn === undefined) throw new ConfigError('continuation', 'invoke', 'a sharded job starts its shards as invocations, which needs the Lambda context (invokedFunctionArn); off Lambda, use "in-process"');
     // Each shard is a separate asynchronous invocation, with Lambda's own retries and on-failure queue.
     const limit = pLimit(16);
     await Promise.all(todo.map((shardPayload) => limit(() => invokeSelf(config, functionArn, shardPayload))));
@@ -128,12 +130,12 @@ export async function runShardedJob(payload, config, { clients, logger, function
     await markFailedIfUnfinished(clients.s3, config, plan.jobId, index, `worker process exited with ${result.signal ?? `code ${result.code}`}`);
   }
   const final = await readJobStatus(clients.s3, config.bucket, config.statusPrefix, plan.jobId, plan);
-  if (final === undefined) throw new Error(`job ${plan.jobId} left no status in s3://${config.bucket}/${config.statusPrefix}`);
+  if (final === undefined) throw new JobError(`job ${plan.jobId} left no status in s3://${config.bucket}/${config.statusPrefix}`);
   const summary = { jobId: plan.jobId, bucket: config.bucket, key: config.key, table: config.table, shards: plan.shards.length, started: todo.length, alreadyDone: skipped, ...final.total, note: plan.note };
   logger.info('job summary', summary);
   if (final.total.state !== 'done') {
     const failed = final.shards.filter((s) => s.state !== 'done').map((s) => `shard ${s.shard + 1}: ${s.error ?? s.state}`);
-    throw new Error(`job ${plan.jobId}: ${failed.length} of ${plan.shards.length} shards did not finish (${failed.join('; ')}); run the job again to re-run only those`);
+    throw new JobError(`job ${plan.jobId}: ${failed.length} of ${plan.shards.length} shards did not finish (${failed.join('; ')}); run the job again to re-run only those`);
   }
   return summary;
 }

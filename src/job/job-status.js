@@ -7,6 +7,10 @@
  */
 import { GetObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { hostname } from 'node:os';
+import { AwsCallError, JobError } from '../errors.js';
+import { sumSummaries } from '../observe/counters.js';
+import { etagOf } from '../source/s3-object.js';
+import { planKey, shardStatusKey } from './object-keys.js';
 import { jobIdFor } from './checkpoint.js';
 
 /** @typedef {'pending' | 'running' | 'done' | 'failed'} ShardState */
@@ -48,14 +52,8 @@ export function runnerOf() {
  */
 export async function jobIdOfObject(s3, bucket, key) {
   const head = await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
-  return jobIdFor(bucket, key, (head.ETag ?? '').replaceAll('"', ''));
+  return jobIdFor(bucket, key, etagOf(head));
 }
-
-/** @param {string} prefix @param {string} jobId */
-export const planKey = (prefix, jobId) => `${prefix}${jobId}/plan.json`;
-
-/** @param {string} prefix @param {string} jobId @param {number} index 0-based */
-export const shardStatusKey = (prefix, jobId, index) => `${prefix}${jobId}/shard-${String(index + 1).padStart(4, '0')}.json`;
 
 /**
  * @param {import('@aws-sdk/client-s3').S3Client} s3
@@ -65,8 +63,7 @@ export async function putJson(s3, bucket, key, value) {
   try {
     await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: JSON.stringify(value, null, 1), ContentType: 'application/json' }));
   } catch (error) {
-    const cause = /** @type {Error} */ (error);
-    throw new Error(`could not write the job status object s3://${bucket}/${key} (${cause.name}: ${cause.message}); the function needs s3:PutObject on it`, { cause });
+    throw new AwsCallError(`write the job status object s3://${bucket}/${key}`, error, 's3:PutObject on it');
   }
 }
 
@@ -95,19 +92,18 @@ async function getJsonOnce(s3, bucket, key) {
     output = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
   } catch (error) {
     if (/** @type {Error} */ (error).name === 'NoSuchKey') return undefined;
-    const cause = /** @type {Error} */ (error);
-    throw new Error(`could not read s3://${bucket}/${key} (${cause.name}: ${cause.message}); reading job status needs s3:GetObject and s3:ListBucket on the bucket`, { cause });
+    throw new AwsCallError(`read s3://${bucket}/${key}`, error, 's3:GetObject and s3:ListBucket on the bucket to read job status');
   }
   let text;
   try {
     text = (await output.Body?.transformToString('utf8')) ?? '';
   } catch (error) {
-    throw new Error(`reading s3://${bucket}/${key} failed mid-body (${String(error)})`, { cause: error });
+    throw new AwsCallError(`read s3://${bucket}/${key} to its end`, error);
   }
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new SyntaxError(`s3://${bucket}/${key} is not JSON; it is written by the importer and should not be edited`, { cause: error });
+    throw new JobError(`s3://${bucket}/${key} is not JSON; it is written by the importer and should not be edited`, { cause: error });
   }
 }
 
@@ -159,9 +155,7 @@ export function createStatusWriter({ s3, bucket, key, onError }) {
  * @property {string} jobId
  * @property {JobPlan | undefined} plan
  * @property {ShardStatus[]} shards   one per planned shard (state "pending" if it has written nothing yet)
- * @property {{ state: ShardState, rowsRead: number, written: number, rejected: number, duplicatesCollapsed: number,
- *   throttledItems: number, retries: number, rowsPerSecond: number, seconds: number, balanced: boolean,
- *   rejectedByReason: Record<string, number>, rejectsObjects: string[] }} total
+ * @property {import('../observe/counters.js').Summary & { state: ShardState, rejectsObjects: string[] }} total
  */
 
 /**
@@ -188,12 +182,6 @@ export async function readJobStatus(s3, bucket, prefix, jobId, knownPlan) {
  * @returns {JobStatus['total']}
  */
 export function totalOf(shards, plan) {
-  const sum = (/** @type {(s: ShardStatus) => number | undefined} */ pick) => shards.reduce((total, shard) => total + (pick(shard) ?? 0), 0);
-  /** @type {Record<string, number>} */
-  const rejectedByReason = {};
-  for (const shard of shards) {
-    for (const [reason, n] of Object.entries(shard.rejectedByReason ?? {})) rejectedByReason[reason] = (rejectedByReason[reason] ?? 0) + n;
-  }
   /** @type {ShardState} */
   const state = shards.some((s) => s.state === 'failed')
     ? 'failed'
@@ -206,22 +194,6 @@ export function totalOf(shards, plan) {
   const started = Date.parse(plan?.createdAt ?? '') || Math.min(...shards.map((s) => Date.parse(s.startedAt ?? '') || Infinity));
   const last = Math.max(...shards.map((s) => Date.parse(s.updatedAt) || 0));
   const seconds = Number.isFinite(started) && last > started ? (last - started) / 1000 : 0;
-  const rowsRead = sum((s) => s.rowsRead);
-  const written = sum((s) => s.written);
-  const rejected = sum((s) => s.rejected);
-  const duplicatesCollapsed = sum((s) => s.duplicatesCollapsed);
-  return {
-    state,
-    rowsRead,
-    written,
-    rejected,
-    duplicatesCollapsed,
-    throttledItems: sum((s) => s.throttledItems),
-    retries: sum((s) => s.retries),
-    rowsPerSecond: seconds > 0 ? Math.round(written / seconds) : 0,
-    seconds: Math.round(seconds * 1000) / 1000,
-    balanced: rowsRead === written + rejected + duplicatesCollapsed,
-    rejectedByReason,
-    rejectsObjects: shards.flatMap((s) => s.rejectsObjects ?? []),
-  };
+  const total = sumSummaries(shards, seconds);
+  return { state, ...total, rowsPerSecond: seconds > 0 ? total.rowsPerSecond : 0, rejectsObjects: shards.flatMap((s) => s.rejectsObjects ?? []) };
 }

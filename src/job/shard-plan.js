@@ -5,6 +5,7 @@
  * scanner; no record is held in memory.
  */
 import { parse } from 'csv-parse/sync';
+import { HeaderError, SourceError } from '../errors.js';
 import { createRecordScanner } from '../records/record-scanner.js';
 
 /**
@@ -73,10 +74,10 @@ export async function planShards(body, { bytes, shards, delimiter, where }) {
     scanner.scan(chunk);
   }
   const scanned = scanner.end();
-  if (scanned.bytes !== bytes) throw new Error(`reading ${where} for the shard plan gave ${scanned.bytes} bytes, but the object has ${bytes}; run the job again`);
+  if (scanned.bytes !== bytes) throw new SourceError(`reading ${where} for the shard plan gave ${scanned.bytes} bytes, but the object has ${bytes}; run the job again`);
 
   if ((headerEnd?.byte ?? bytes) > headBytes && headBytes >= MAX_HEADER_BYTES) {
-    throw new Error(`the first record of ${where} is longer than ${MAX_HEADER_BYTES} bytes, too long for a header; check the delimiter and the first line`);
+    throw new HeaderError(`the first record of ${where} is longer than ${MAX_HEADER_BYTES} bytes, too long for a header; check the delimiter and the first line`);
   }
   const headerBytes = Buffer.concat(head).subarray(0, headerEnd?.byte ?? headBytes);
   const header = parseHeader(headerBytes, delimiter, where);
@@ -112,14 +113,14 @@ function isBlank(bytes) {
  * @returns {string[]}
  */
 function parseHeader(bytes, delimiter, where) {
-  if (isBlank(bytes)) throw new Error(`${where} is empty: there is no header to plan shards by; upload the CSV with its header line`);
+  if (isBlank(bytes)) throw new HeaderError(`${where} is empty: there is no header to plan shards by; upload the CSV with its header line`);
   /** @type {string[][]} */
   let records;
   try {
     records = parse(bytes, { delimiter, bom: true, relax_quotes: true, skip_empty_lines: true, record_delimiter: ['\r\n', '\n', '\r'] });
   } catch (error) {
-    throw new Error(`the header of ${where} cannot be read as CSV (${/** @type {Error} */ (error).message}); fix the first line`, { cause: error });
+    throw new HeaderError(`the header of ${where} cannot be read as CSV (${/** @type {Error} */ (error).message}); fix the first line`, { cause: error });
   }
-  if (records.length !== 1 || records[0].length === 0) throw new Error(`the header of ${where} cannot be read as one CSV record; fix the first line`);
+  if (records.length !== 1 || records[0].length === 0) throw new HeaderError(`the header of ${where} cannot be read as one CSV record; fix the first line`);
   return records[0];
 }

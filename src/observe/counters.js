@@ -1,57 +1,53 @@
 /**
- * Counters of one import, the per-second throughput line, and the final summary.
+ * The counters of an import, listed once. The running stats, the totals a checkpoint carries to the next
+ * segment, the summary and a sharded job's totals are all built from this list, and the books balance
+ * by one rule: every row read is written, rejected or collapsed into a later row with its key.
+ */
+
+/** Counters that add up across segments and shards, in the order the summary shows them. */
+export const TOTALS = /** @type {const} */ ([
+  'rowsRead', //            data records the parser produced or skipped as malformed
+  'written', //             items DynamoDB accepted
+  'rejected', //            rows that will never be written, each with a reason
+  'duplicatesCollapsed', // rows replaced by a later row with the same key in one batch
+  'retries', //             BatchWriteItem calls that re-sent items
+  'throttledItems', //      items refused for capacity (unprocessed or in a throttled call)
+  'throttledCalls', //      whole calls refused for capacity
+  'transientErrors', //     calls that failed with a 5xx, reset or time-out
+  'wcu', //                 consumed write capacity units
+  'calls', //               BatchWriteItem calls sent
+]);
+
+/** How a total is named in a summary, where it differs. @type {Partial<Record<TotalName, string>>} */
+const SUMMARY_NAMES = { wcu: 'wcuConsumed' };
+
+/** @typedef {(typeof TOTALS)[number]} TotalName */
+/** @typedef {{ [name in TotalName]: number } & { rejectedByReason: Record<string, number> }} Totals */
+/**
+ * Totals plus what only the running segment has: calls under way now and the current window.
+ * @typedef {Totals & { inFlight: number, window: number }} Stats
  */
 
 /**
- * @typedef {object} Stats
- * @property {number} rowsRead             data records the parser produced or skipped as malformed
- * @property {number} written              items DynamoDB accepted
- * @property {number} rejected             rows that will never be written, each with a reason
- * @property {Record<string, number>} rejectedByReason
- * @property {number} duplicatesCollapsed  rows replaced by a later row with the same key in one batch
- * @property {number} retries              BatchWriteItem calls that re-sent items
- * @property {number} throttledItems       items refused for capacity (unprocessed or in a throttled call)
- * @property {number} throttledCalls       whole calls refused for capacity
- * @property {number} transientErrors      calls that failed with a 5xx, reset or time-out
- * @property {number} wcu                  consumed write capacity units
- * @property {number} calls                BatchWriteItem calls sent
- * @property {number} inFlight             calls under way now
- * @property {number} window               current limit on calls in flight
- */
-
-/**
- * @param {import('../job/checkpoint.js').Totals} [totals]  where an earlier segment of the job left off
+ * @param {Totals} [totals]  where an earlier segment of the job left off
  * @returns {Stats}
  */
 export function createStats(totals) {
-  /** @type {Stats} */
-  const stats = {
-    rowsRead: 0,
-    written: 0,
-    rejected: 0,
-    rejectedByReason: {},
-    duplicatesCollapsed: 0,
-    retries: 0,
-    throttledItems: 0,
-    throttledCalls: 0,
-    transientErrors: 0,
-    wcu: 0,
-    calls: 0,
-    inFlight: 0,
-    window: 0,
-  };
-  if (totals !== undefined) Object.assign(stats, totals, { rejectedByReason: { ...totals.rejectedByReason } });
+  const stats = /** @type {Stats} */ ({ rejectedByReason: Object.create(null), inFlight: 0, window: 0 });
+  for (const name of TOTALS) stats[name] = totals?.[name] ?? 0;
+  if (totals !== undefined) Object.assign(stats.rejectedByReason, totals.rejectedByReason);
   return stats;
 }
 
 /**
  * The counters a continuation carries on with.
  * @param {Stats} stats
- * @returns {import('../job/checkpoint.js').Totals}
+ * @returns {Totals}
  */
 export function totalsOf(stats) {
-  const { inFlight: _inFlight, window: _window, ...totals } = stats;
-  return { ...totals, rejectedByReason: { ...stats.rejectedByReason } };
+  const totals = /** @type {Totals} */ ({ rejectedByReason: { ...stats.rejectedByReason } });
+  for (const name of TOTALS) totals[name] = stats[name];
+  return totals;
 }
 
 /**
@@ -65,94 +61,55 @@ export function countRejection(stats, reason) {
 }
 
 /**
- * One interval's figures: what the log line, the metrics and the chart show.
- * @typedef {object} ThroughputLine
- * @property {number} elapsedSeconds
- * @property {number} rowsRead
- * @property {number} written
- * @property {number} rejected
- * @property {number} rowsPerSecond         written in this interval, per second
- * @property {number} averageRowsPerSecond  since the segment started
- * @property {number} wcuPerSecond
- * @property {number} throttledItems        in this interval
- * @property {number} retries
- * @property {number} inFlight
- * @property {number} window
+ * Rows read that are neither written, rejected nor collapsed: zero when the books balance.
+ * @param {{ rowsRead: number, written: number, rejected: number, duplicatesCollapsed?: number }} counts
  */
-
-/**
- * Logs one line every interval until stopped, and the last partial interval on stop.
- * @param {Stats} stats
- * @param {(fields: ThroughputLine) => void} log
- * @param {number} intervalMs
- * @param {() => number} [now]  milliseconds clock
- * @returns {{ stop: () => void, seconds: () => number }}
- */
-export function startThroughputLog(stats, log, intervalMs, now = () => performance.now()) {
-  const startedAt = now();
-  const writtenBefore = stats.written;
-  let last = { at: startedAt, written: stats.written, wcu: stats.wcu, throttled: stats.throttledItems };
-
-  function emit() {
-    const at = now();
-    const intervalSeconds = (at - last.at) / 1000;
-    if (intervalSeconds <= 0) return;
-    const elapsed = (at - startedAt) / 1000;
-    log({
-      elapsedSeconds: round(elapsed, 3),
-      rowsRead: stats.rowsRead,
-      written: stats.written,
-      rejected: stats.rejected,
-      rowsPerSecond: Math.round((stats.written - last.written) / intervalSeconds),
-      averageRowsPerSecond: Math.round((stats.written - writtenBefore) / Math.max(elapsed, 1e-3)),
-      wcuPerSecond: Math.round((stats.wcu - last.wcu) / intervalSeconds),
-      throttledItems: stats.throttledItems - last.throttled,
-      retries: stats.retries,
-      inFlight: stats.inFlight,
-      window: stats.window,
-    });
-    last = { at, written: stats.written, wcu: stats.wcu, throttled: stats.throttledItems };
-  }
-
-  const timer = setInterval(emit, intervalMs);
-  timer.unref();
-  let stopped = false;
-  return {
-    stop() {
-      if (stopped) return;
-      stopped = true;
-      clearInterval(timer);
-      emit();
-    },
-    seconds: () => (now() - startedAt) / 1000,
-  };
+export function unwrittenOf(counts) {
+  return counts.rowsRead - counts.written - counts.rejected - (counts.duplicatesCollapsed ?? 0);
 }
 
 /**
- * @param {Stats} stats
+ * The summary's figures: every total (rejections by reason beside them), the time, the rate and
+ * whether the books balance.
+ * @param {Totals} totals
  * @param {number} seconds
  */
-export function summarize(stats, seconds) {
+export function summarize(totals, seconds) {
+  /** @type {Record<string, number>} */
+  const figures = {};
+  for (const name of TOTALS) figures[SUMMARY_NAMES[name] ?? name] = name === 'wcu' ? round(totals.wcu, 1) : totals[name];
   return {
-    rowsRead: stats.rowsRead,
-    written: stats.written,
-    rejected: stats.rejected,
-    rejectedByReason: { ...stats.rejectedByReason },
-    duplicatesCollapsed: stats.duplicatesCollapsed,
-    retries: stats.retries,
-    throttledItems: stats.throttledItems,
-    throttledCalls: stats.throttledCalls,
-    transientErrors: stats.transientErrors,
-    wcuConsumed: round(stats.wcu, 1),
-    calls: stats.calls,
+    .../** @type {SummaryFigures} */ (figures),
+    rejectedByReason: { ...totals.rejectedByReason },
     seconds: round(seconds, 3),
-    rowsPerSecond: Math.round(stats.written / Math.max(seconds, 1e-3)),
-    balanced: stats.rowsRead === stats.written + stats.rejected + stats.duplicatesCollapsed,
+    rowsPerSecond: Math.round(totals.written / Math.max(seconds, 1e-3)),
+    balanced: unwrittenOf(totals) === 0,
   };
+}
+
+/** @typedef {{ [name in Exclude<TotalName, 'wcu'>]: number } & { wcuConsumed: number }} SummaryFigures */
+/** @typedef {ReturnType<typeof summarize>} Summary */
+
+/**
+ * The job's figures from its shards' summaries: each counter added up, and the rate over the job's time.
+ * @param {Array<Partial<Summary>>} parts
+ * @param {number} seconds  the job's time, from its start to the last update
+ * @returns {Summary}
+ */
+export function sumSummaries(parts, seconds) {
+  const totals = /** @type {Totals} */ ({ rejectedByReason: Object.create(null) });
+  for (const name of TOTALS) {
+    const field = /** @type {keyof Summary} */ (SUMMARY_NAMES[name] ?? name);
+    totals[name] = parts.reduce((sum, part) => sum + (/** @type {number | undefined} */ (part[field]) ?? 0), 0);
+  }
+  for (const part of parts) {
+    for (const [reason, n] of Object.entries(part.rejectedByReason ?? {})) totals.rejectedByReason[reason] = (totals.rejectedByReason[reason] ?? 0) + n;
+  }
+  return summarize(totals, seconds);
 }
 
 /** @param {number} value @param {number} digits */
-function round(value, digits) {
+export function round(value, digits) {
   const f = 10 ** digits;
   return Math.round(value * f) / f;
 }

@@ -4,19 +4,9 @@
  * The object is created on the first rejection; no rejects, no object.
  */
 import { PassThrough } from 'node:stream';
+import { AwsCallError } from '../errors.js';
 
-/** @typedef {import('../write/batch-writer.js').Rejection} Rejection */
-
-/**
- * Where one segment of a job writes its rejects: `<prefix><source key>/<job id>/segment-0001.csv`, or
- * `.../<job id>/shard-0001/segment-0001.csv` for a shard of a sharded job.
- * @param {string} prefix @param {string} sourceKey @param {string} jobId @param {number} segment  1-based
- * @param {number} [shard]  0-based
- */
-export function rejectsKey(prefix, sourceKey, jobId, segment, shard) {
-  const shardPart = shard === undefined ? '' : `shard-${String(shard + 1).padStart(4, '0')}/`;
-  return `${prefix}${sourceKey}/${jobId}/${shardPart}segment-${String(segment).padStart(4, '0')}.csv`;
-}
+/** @typedef {import('../types.js').Rejection} Rejection */
 
 /**
  * @param {object} options
@@ -69,10 +59,7 @@ export function createRejectsWriter({ s3, bucket, key, header }) {
       if (body === undefined) return undefined;
       body.end();
       await done;
-      if (failure !== undefined) {
-        const cause = /** @type {Error} */ (failure);
-        throw new Error(`could not write the rejects file s3://${bucket}/${key} (${cause.name}: ${cause.message}); the function needs s3:PutObject on it`, { cause });
-      }
+      if (failure !== undefined) throw new AwsCallError(`write the rejects file s3://${bucket}/${key}`, failure, 's3:PutObject on it');
       return { bucket, key, rows };
     },
   };

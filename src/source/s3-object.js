@@ -6,23 +6,7 @@
  */
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { Readable } from 'node:stream';
-import { describeError } from '../write/retry.js';
-
-export class SourceError extends Error {
-  /** @param {string} message @param {unknown} [cause] */
-  constructor(message, cause) {
-    super(message, { cause });
-    this.name = 'SourceError';
-  }
-}
-
-class StallError extends Error {
-  /** @param {number} idleTimeoutMs */
-  constructor(idleTimeoutMs) {
-    super(`no bytes arrived for ${idleTimeoutMs} ms`);
-    this.name = 'StallError';
-  }
-}
+import { describeError, SourceError, StallError } from '../errors.js';
 
 /**
  * @typedef {object} Source
@@ -169,7 +153,7 @@ async function getObject(s3, bucket, key, start, end, etag, idleTimeoutMs) {
     clearTimeout(timer);
   }
   const body = /** @type {Readable} */ (output.Body);
-  const found = (output.ETag ?? '').replaceAll('"', '');
+  const found = etagOf(output);
   // Checked here too: not every S3-compatible server honours If-Match.
   if (etag !== undefined && found !== etag) {
     body.destroy();
@@ -178,6 +162,12 @@ async function getObject(s3, bucket, key, start, end, etag, idleTimeoutMs) {
   const total = /\/(\d+)$/.exec(output.ContentRange ?? '')?.[1];
   return { body, etag: found, size: total !== undefined ? Number(total) : start + (output.ContentLength ?? 0) };
 }
+
+/**
+ * An object's ETag without the quotes S3 puts around it: the version the import pins its reads to.
+ * @param {{ ETag?: string }} output  a GetObject or HeadObject answer
+ */
+export const etagOf = (output) => (output.ETag ?? '').replaceAll('"', '');
 
 /** @param {string} where @param {string | undefined} etag @param {string} found */
 function changed(where, etag, found) {

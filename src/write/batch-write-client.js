@@ -11,6 +11,7 @@ import { createHash, createHmac } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import { crc32 } from 'node:zlib';
+import { DynamoDBCallError } from '../errors.js';
 
 const SERVICE = 'dynamodb';
 const TARGET = 'DynamoDB_20120810.BatchWriteItem';
@@ -18,7 +19,7 @@ const CONTENT_TYPE = 'application/x-amz-json-1.0';
 const CLOCK_SKEW_MS = 5 * 60 * 1000;
 
 /** @typedef {{ accessKeyId: string, secretAccessKey: string, sessionToken?: string }} Credentials */
-/** @typedef {import('../items/item-builder.js').Item} Item */
+/** @typedef {import('../types.js').Item} Item */
 /**
  * The parts of a BatchWriteItem answer the batch writer reads.
  * @typedef {object} BatchWriteOutput
@@ -31,21 +32,6 @@ const CLOCK_SKEW_MS = 5 * 60 * 1000;
  * @property {() => Promise<URL>} endpoint  where the calls go
  * @property {() => void} destroy
  */
-
-/** An error DynamoDB answered with, or a call that got no answer, named as the SDK names them. */
-export class DynamoDBCallError extends Error {
-  /**
-   * @param {string} name @param {string} message @param {number | undefined} httpStatusCode @param {string | undefined} requestId
-   * @param {boolean} [retryable]  a call that is not a 5xx but may be retried
-   */
-  constructor(name, message, httpStatusCode, requestId, retryable = false) {
-    super(message);
-    this.name = name;
-    this.$metadata = { httpStatusCode, requestId };
-    /** Marked as the SDK marks its retryable errors. @type {object | undefined} */
-    this.$retryable = retryable ? {} : undefined;
-  }
-}
 
 /**
  * @param {object} options

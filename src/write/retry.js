@@ -44,9 +44,3 @@ export function backoffDelay(retry, baseMs, capMs, random = Math.random) {
   const ceiling = Math.min(capMs, baseMs * 2 ** Math.min(retry - 1, 30));
   return Math.floor(random() * ceiling);
 }
-
-/** A short description of an error for summaries and rejects: name and message, never a stack. @param {unknown} error */
-export function describeError(error) {
-  if (error instanceof Error) return `${error.name}: ${error.message}`;
-  return String(error);
-}

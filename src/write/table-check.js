@@ -3,14 +3,7 @@
  * key schema in name and type. A mismatch would otherwise reject every row, one batch at a time.
  */
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
-
-export class TableError extends Error {
-  /** @param {string} message @param {unknown} [cause] */
-  constructor(message, cause) {
-    super(message, { cause });
-    this.name = 'TableError';
-  }
-}
+import { TableError } from '../errors.js';
 
 /**
  * @param {import('@aws-sdk/client-dynamodb').DynamoDBClient} dynamodb

@@ -1,0 +1,138 @@
+/**
+ * Every error the importer throws, each class with a stable `code` that callers and logs can match on
+ * (messages may be reworded; codes are not). Messages name what is wrong and the fix, with context
+ * (option, line, table, object), never row contents.
+ */
+
+/** Base of the importer's errors: a stable code beside the message. */
+export class ImportError extends Error {
+  /** @param {string} message @param {{ cause?: unknown }} [options] */
+  constructor(message, options) {
+    super(message, options);
+    this.name = 'ImportError';
+    /** @type {string} */
+    this.code = 'IMPORT_ERROR';
+  }
+}
+
+/** An option (from the payload or the environment) that cannot be used; nothing was read or written. */
+export class ConfigError extends ImportError {
+  /**
+   * @param {string} option
+   * @param {unknown} value
+   * @param {string} allowed what would be accepted, phrased as a fix
+   */
+  constructor(option, value, allowed) {
+    super(`Invalid option "${option}": got ${JSON.stringify(value)}; ${allowed}`);
+    this.name = 'ConfigError';
+    this.code = 'CONFIG_INVALID';
+    this.option = option;
+  }
+}
+
+/** The file's header, or the options that depend on it: nothing can be imported until it is fixed. */
+export class HeaderError extends ImportError {
+  /** @param {string} message @param {{ cause?: unknown }} [options] */
+  constructor(message, options) {
+    super(message, options);
+    this.name = 'HeaderError';
+    this.code = 'HEADER_INVALID';
+  }
+}
+
+/**
+ * Why a row was not written. Codes are stable: they appear in the summary and the rejects file.
+ * @typedef {'MALFORMED_CSV' | 'FIELD_COUNT' | 'INVALID_NUMBER' | 'INVALID_BOOL' | 'MISSING_KEY' | 'ITEM_TOO_LARGE' | 'REJECTED_BY_TABLE' | 'ATTEMPTS_EXHAUSTED'} RejectReason
+ */
+
+/** One row that cannot become an item; it is rejected with its line, and the import goes on. */
+export class RowError extends ImportError {
+  /** @param {RejectReason} reason @param {string} message */
+  constructor(reason, message) {
+    super(message);
+    this.name = 'RowError';
+    this.code = 'ROW_REJECTED';
+    this.reason = reason;
+  }
+}
+
+/** The source object cannot be read (missing, no access, replaced mid-import, keeps failing). */
+export class SourceError extends ImportError {
+  /** @param {string} message @param {unknown} [cause] */
+  constructor(message, cause) {
+    super(message, { cause });
+    this.name = 'SourceError';
+    this.code = 'SOURCE_UNREADABLE';
+  }
+}
+
+/** An S3 body that brought no byte for the idle time-out; the reader re-opens the object. */
+export class StallError extends ImportError {
+  /** @param {number} idleTimeoutMs */
+  constructor(idleTimeoutMs) {
+    super(`no bytes arrived for ${idleTimeoutMs} ms`);
+    this.name = 'StallError';
+    this.code = 'SOURCE_STALLED';
+  }
+}
+
+/** The target table is missing or its key schema does not match the options. */
+export class TableError extends ImportError {
+  /** @param {string} message @param {unknown} [cause] */
+  constructor(message, cause) {
+    super(message, { cause });
+    this.name = 'TableError';
+    this.code = 'TABLE_MISMATCH';
+  }
+}
+
+/**
+ * An answer of DynamoDB's to a BatchWriteItem call, or a call that got none, named as the SDK names
+ * them (`name` is DynamoDB's error type) so that write/retry.js classifies both alike.
+ */
+export class DynamoDBCallError extends ImportError {
+  /**
+   * @param {string} name @param {string} message @param {number | undefined} httpStatusCode @param {string | undefined} requestId
+   * @param {boolean} [retryable]  a call that is not a 5xx but may be retried
+   */
+  constructor(name, message, httpStatusCode, requestId, retryable = false) {
+    super(message);
+    this.name = name;
+    this.code = 'DYNAMODB_CALL_FAILED';
+    this.$metadata = { httpStatusCode, requestId };
+    /** Marked as the SDK marks its retryable errors. @type {object | undefined} */
+    this.$retryable = retryable ? {} : undefined;
+  }
+}
+
+/** A call to AWS (S3, Lambda) the job needs, refused or failed; the message says which permission. */
+export class AwsCallError extends ImportError {
+  /**
+   * @param {string} what     what could not be done, e.g. "write the rejects file s3://b/k"
+   * @param {unknown} cause   the SDK's error
+   * @param {string} [fix]    what the function needs, e.g. "s3:PutObject on it"
+   * @param {string} [after]  more to say after the fix
+   */
+  constructor(what, cause, fix, after = '') {
+    const error = /** @type {Error} */ (cause);
+    super(`could not ${what} (${error?.name}: ${error?.message})${fix === undefined ? '' : `; the function needs ${fix}`}${after}`, { cause });
+    this.name = 'AwsCallError';
+    this.code = 'AWS_CALL_FAILED';
+  }
+}
+
+/** A job that did not finish: shards that failed, or a hand-over that could not be made. */
+export class JobError extends ImportError {
+  /** @param {string} message @param {{ cause?: unknown }} [options] */
+  constructor(message, options) {
+    super(message, options);
+    this.name = 'JobError';
+    this.code = 'JOB_INCOMPLETE';
+  }
+}
+
+/** A short description of an error for summaries and rejects: name and message, never a stack. @param {unknown} error */
+export function describeError(error) {
+  if (error instanceof Error) return `${error.name}: ${error.message}`;
+  return String(error);
+}

@@ -1,0 +1,32 @@
+/**
+ * The header as attribute names: every column named, no name twice, the key columns present, and every
+ * typed column in it. A header that fails is a HeaderError: nothing can be imported until it is fixed.
+ */
+import { HeaderError } from '../errors.js';
+
+/** @param {string[]} names  trimmed @param {import('../config.js').ImportConfig} config */
+export function checkHeader(names, config) {
+  const where = `s3://${config.bucket}/${config.key}`;
+  const seen = new Set();
+  names.forEach((name, i) => {
+    if (name === '') throw new HeaderError(`${where}: header column ${i + 1} has no name; every column needs one, it becomes the attribute name`);
+    if (seen.has(name)) throw new HeaderError(`${where}: header names column "${name}" twice; attribute names must be unique`);
+    seen.add(name);
+  });
+  if (!config.generateKey && !seen.has(config.keyColumn)) {
+    throw new HeaderError(
+      `${where}: the header has no key column "${config.keyColumn}" (columns: ${names.join(', ')}); set keyColumn to the column holding the table's partition key, or generateKey: true`,
+    );
+  }
+  if (config.generateKey && seen.has(config.keyColumn)) {
+    throw new HeaderError(`${where}: generateKey is on but the header already has a "${config.keyColumn}" column; turn generateKey off to use it`);
+  }
+  if (config.sortKeyColumn !== undefined && !seen.has(config.sortKeyColumn)) {
+    throw new HeaderError(`${where}: the header has no sort key column "${config.sortKeyColumn}" (columns: ${names.join(', ')})`);
+  }
+  for (const column of Object.keys(config.columnTypes)) {
+    if (!seen.has(column) && column !== config.keyColumn) {
+      throw new HeaderError(`${where}: columnTypes names "${column}", which is not in the header (columns: ${names.join(', ')})`);
+    }
+  }
+}

@@ -1,0 +1,25 @@
+/**
+ * The names of every object a job writes, in one place:
+ *   <statusPrefix><job id>/plan.json                                 the plan of a sharded job
+ *   <statusPrefix><job id>/shard-0001.json                           each shard's status
+ *   <rejectsPrefix><source key>/<job id>/segment-0001.csv            a segment's rejects
+ *   <rejectsPrefix><source key>/<job id>/shard-0001/segment-0001.csv a segment's rejects, in a sharded job
+ */
+
+/** A 1-based number as the four digits object names use (they then sort in order). @param {number} n */
+export const fourDigits = (n) => String(n).padStart(4, '0');
+
+/** @param {string} prefix @param {string} jobId */
+export const planKey = (prefix, jobId) => `${prefix}${jobId}/plan.json`;
+
+/** @param {string} prefix @param {string} jobId @param {number} index 0-based */
+export const shardStatusKey = (prefix, jobId, index) => `${prefix}${jobId}/shard-${fourDigits(index + 1)}.json`;
+
+/**
+ * @param {string} prefix @param {string} sourceKey @param {string} jobId @param {number} segment  1-based
+ * @param {number} [shard]  0-based; only for a shard of a sharded job
+ */
+export function rejectsKey(prefix, sourceKey, jobId, segment, shard) {
+  const shardPart = shard === undefined ? '' : `shard-${fourDigits(shard + 1)}/`;
+  return `${prefix}${sourceKey}/${jobId}/${shardPart}segment-${fourDigits(segment)}.csv`;
+}

@@ -1,0 +1,64 @@
+/**
+ * The read loop of a segment. Each record from the parser, in file order, is either rejected with its line
+ * or built into an item and handed on; the loop waits when the writer or the rejects upload is behind.
+ * Every 64 rows it checks the time: past `stopBy` it stops at that record boundary, if the segment has
+ * bytes left to read.
+ */
+import { RowError } from '../errors.js';
+
+/** @typedef {(fields: string[], line: number) => import('../items/item-builder.js').BuiltItem} BuildItem */
+
+/**
+ * @typedef {object} ReadRowsOptions
+ * @property {import('node:stream').Readable} body  the CSV bytes
+ * @property {ReturnType<typeof import('../records/csv-records.js').createRecordParser>} records
+ * @property {BuildItem | undefined} buildItem  undefined until the header is read (the job's first segment)
+ * @property {(header: string[]) => BuildItem} onHeader  the header was read: how to build its rows
+ * @property {(entry: import('../types.js').Entry) => Promise<void> | undefined} pass  hands an item on
+ * @property {Pick<Awaited<ReturnType<typeof import('./segment-report.js').startSegmentReport>>, 'stats' | 'rejectRow' | 'rejectsBacklog'>} report
+ * @property {number} stopBy  performance.now() time after which the segment stops
+ * @property {(bytesDone: number) => boolean} bytesLeft  whether the segment has bytes left after this many
+ */
+
+/**
+ * @param {ReadRowsOptions} options
+ * @returns {Promise<{ bytesDone: number, stoppedEarly: boolean }>}  bytes of the stream up to the end of the
+ *   last record handled: where a checkpoint puts the next segment
+ */
+export async function readRows({ body, records, buildItem, onHeader, pass, report, stopBy, bytesLeft }) {
+  const { parser, toRow } = records;
+  const { stats } = report;
+  let bytesDone = 0;
+  body.on('error', (error) => parser.destroy(error));
+  body.pipe(parser);
+  for await (const output of parser) {
+    const row = toRow(output);
+    if (row.fields === undefined) {
+      stats.rowsRead++;
+      report.rejectRow(row, row.line, row.partialFields);
+      continue;
+    }
+    const { fields, line } = row;
+    if (buildItem === undefined) {
+      buildItem = onHeader(fields);
+      continue;
+    }
+    stats.rowsRead++;
+    let built;
+    try {
+      built = buildItem(fields, line);
+    } catch (error) {
+      if (!(error instanceof RowError)) throw error;
+      report.rejectRow(error, line, fields);
+    }
+    if (built !== undefined) {
+      const wait = pass({ json: built.json, keyId: built.keyId, line, fields });
+      if (wait !== undefined) await wait;
+    }
+    const backlog = report.rejectsBacklog();
+    if (backlog !== undefined) await backlog;
+    bytesDone = row.endByte;
+    if ((stats.rowsRead & 63) === 0 && performance.now() > stopBy && bytesLeft(bytesDone)) return { bytesDone, stoppedEarly: true };
+  }
+  return { bytesDone, stoppedEarly: false };
+}

@@ -1,0 +1,136 @@
+/**
+ * What one segment reports, wired in one place: its counters, its rejects file, its status object and the
+ * throughput line (log, metrics, status), from its start to one `finish`, which closes the rejects file and
+ * produces the final status with the summary (the job or shard is done) or with the checkpoint (it is handed
+ * over), or `fail`, which records a failed segment.
+ */
+import { countRejection, createStats, summarize, totalsOf, unwrittenOf } from '../observe/counters.js';
+import { createMetricsPublisher } from '../observe/metrics.js';
+import { createRejectsWriter } from '../observe/rejects.js';
+import { startThroughputLog } from '../observe/throughput.js';
+import { checkpointAfter } from './checkpoint.js';
+import { createStatusWriter, runnerOf } from './job-status.js';
+import { rejectsKey, shardStatusKey } from './object-keys.js';
+
+/** @typedef {import('./checkpoint.js').Checkpoint} Checkpoint */
+/** @typedef {import('../types.js').Rejection} Rejection */
+/**
+ * @typedef {ReturnType<typeof summarize> & {
+ *   jobId: string, bucket: string, key: string, table: string, segments: number, reopens: number,
+ *   rejectsObjects: string[], rejectSample: Array<{ line: number, reason: string }>,
+ *   shard: number, shards: number, startedAt: string, note?: string
+ * }} ImportSummary
+ */
+/** @typedef {{ done: true, summary: ImportSummary } | { done: false, checkpoint: Checkpoint }} SegmentOutcome */
+
+/** How many rejections the summary lists by line (all of them are counted, and all are in the rejects file). */
+const REJECT_SAMPLE = 20;
+
+/**
+ * @typedef {object} SegmentReportOptions
+ * @property {Readonly<import('../config.js').ImportConfig>} config
+ * @property {import('@aws-sdk/client-s3').S3Client} s3
+ * @property {import('../types.js').Logger} logger
+ * @property {import('./checkpoint.js').SegmentStart} start
+ * @property {string} jobId
+ * @property {{ etag: string, contentLength: number, reopens: () => number }} source
+ * @property {() => string[] | undefined} header  the file's header, once known (the rejects file repeats it)
+ * @property {boolean} publishMetrics
+ */
+
+/** @param {SegmentReportOptions} options */
+export async function startSegmentReport({ config, s3, logger, start, jobId, source, header, publishMetrics }) {
+  const { segment, shard, shards, rejectSample, rejectsObjects } = start;
+  const context = { jobId, shard, segment, bucket: config.bucket, key: config.key, table: config.table };
+  const stats = createStats(start.totals);
+  const rejects = createRejectsWriter({ s3, bucket: config.bucket, key: rejectsKey(config.rejectsPrefix, config.key, jobId, segment, shards > 1 ? shard : undefined), header });
+  const status = createStatusWriter({
+    s3,
+    bucket: config.bucket,
+    key: shardStatusKey(config.statusPrefix, jobId, shard),
+    onError: (error) => logger.warn('job status not written', { ...context, error: String(error) }),
+  });
+  const metrics = await createMetricsPublisher(config.table, publishMetrics);
+  const runner = runnerOf();
+  const seconds = () => start.seconds + throughput.seconds();
+  const reopens = () => start.reopens + source.reopens();
+  /** The job's figures so far, as the status object and the summary show them. */
+  const figures = () => ({
+    jobId, bucket: config.bucket, key: config.key, table: config.table, shard, shards, startedAt: start.startedAt,
+    ...summarize(stats, seconds()), segments: segment, reopens: reopens(), rejectsObjects, rejectSample,
+  });
+  /** @param {import('./job-status.js').ShardState} state @param {Record<string, unknown>} [extra] */
+  const statusNow = (state, extra) => ({ ...figures(), state, updatedAt: new Date().toISOString(), runner, ...extra });
+
+  const throughput = startThroughputLog(
+    stats,
+    (line) => {
+      logger.info('throughput', { jobId, shard, segment, ...line });
+      metrics?.(line);
+      status.update(statusNow('running'));
+    },
+    config.logIntervalMs,
+  );
+  status.update(statusNow('running'));
+  logger.info(segment === 1 ? 'import started' : 'import resumed', { ...context, bytes: source.contentLength, fromByte: start.byte, concurrency: config.concurrency });
+
+  /** A rejection already counted (the writer counts its own): into the sample and the rejects file. @param {Rejection} rejection */
+  function recordRejection(rejection) {
+    if (rejectSample.length < REJECT_SAMPLE) rejectSample.push({ line: rejection.line, reason: rejection.reason });
+    rejects.write(rejection);
+  }
+
+  /** Closes the rejects file; its object joins the job's list. */
+  async function closeRejects() {
+    const written = await rejects.close();
+    if (written !== undefined) rejectsObjects.push(written.key);
+    throughput.stop();
+  }
+
+  return {
+    stats,
+    recordRejection,
+
+    /**
+     * A row that cannot be written: counted, sampled and written to the rejects file.
+     * @param {{ reason: import('../errors.js').RejectReason, message: string }} problem @param {number} line @param {string[]} fields
+     */
+    rejectRow(problem, line, fields) {
+      countRejection(stats, problem.reason);
+      recordRejection({ line, reason: problem.reason, message: problem.message, fields });
+    },
+
+    /** A promise to wait on while the rejects upload is behind, else undefined. */
+    rejectsBacklog: () => (rejects.backlogged() ? rejects.drained() : undefined),
+
+    /**
+     * The segment's end: the job's (or shard's) summary, or, when it stopped early, the checkpoint the next
+     * segment starts from.
+     * @param {{ handOver: false, note?: string } | { handOver: true, byte: number, line: number, header: string[], gzip: boolean }} end
+     * @returns {Promise<SegmentOutcome>}
+     */
+    async finish(end) {
+      await closeRejects();
+      if (end.handOver) {
+        const { handOver: _, ...at } = end;
+        const checkpoint = checkpointAfter(start, { ...at, jobId, etag: source.etag, seconds: seconds(), reopens: reopens(), totals: totalsOf(stats), rejectsObjects, rejectSample });
+        await status.finish(statusNow('running', { handedOverAt: { byte: checkpoint.byte, line: checkpoint.line } }));
+        logger.info('segment handed over', { ...context, byte: checkpoint.byte, line: checkpoint.line, rowsRead: stats.rowsRead, written: stats.written, rejected: stats.rejected });
+        return { done: false, checkpoint };
+      }
+      /** @type {ImportSummary} */
+      const summary = { ...figures(), ...(end.note === undefined ? {} : { note: end.note }) };
+      await status.finish({ ...summary, state: 'done', updatedAt: new Date().toISOString(), runner });
+      logger.info('summary', summary);
+      return { done: true, summary };
+    },
+
+    /** The segment failed: the rejects file is closed if it can be, and the status says failed. @param {unknown} error */
+    async fail(error) {
+      await closeRejects().catch((rejectsError) => logger.error('rejects file failed', { ...context, error: String(rejectsError) }));
+      throughput.stop();
+      logger.error('import failed', { ...context, ...summarize(stats, throughput.seconds()), unwritten: unwrittenOf(stats), error: String(error) });
+      await status.finish(statusNow('failed', { error: String(error) })).catch((statusError) => logger.error('job status not written', { ...context, error: String(statusError) }));
+    },
+  };
+}

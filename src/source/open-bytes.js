@@ -1,0 +1,40 @@
+/**
+ * The bytes one segment reads: the object from a byte on (re-opened at the next unread byte when the read
+ * stalls or breaks, s3-object.js), gunzipped when it is gzip-compressed (compression.js). A gzip stream
+ * cannot be entered mid-way, so a segment of a compressed object reads it from its start and drops the
+ * decompressed bytes before its own.
+ */
+import { csvBytes } from './compression.js';
+import { openSource } from './s3-object.js';
+
+/**
+ * @param {import('@aws-sdk/client-s3').S3Client} s3
+ * @param {Pick<import('../config.js').ImportConfig, 'bucket' | 'key' | 'readIdleTimeoutMs' | 'maxReopens'>} config
+ * @param {object} at
+ * @param {number} at.byte      first byte to read: of the object, or of the decompressed stream when `gzip`
+ * @param {number | undefined} at.end  one past the last byte of the object to read
+ * @param {string | undefined} at.etag  the version to read
+ * @param {boolean} at.gzip     the object is known to be gzip-compressed (a continuation of a compressed import)
+ * @param {(event: { position: number, reopens: number, error: string }) => void} onReopen
+ */
+export async function openBytes(s3, config, { byte, end, etag, gzip }, onReopen) {
+  const source = await openSource(s3, config.bucket, config.key, {
+    start: gzip ? 0 : byte,
+    end,
+    etag,
+    idleTimeoutMs: config.readIdleTimeoutMs,
+    maxReopens: config.maxReopens,
+    onReopen,
+  });
+  const input = await csvBytes(source.body, { skip: gzip ? byte : 0 });
+  return {
+    source,
+    /** The CSV bytes. */
+    body: input.body,
+    gzip: input.gzip,
+    close() {
+      input.body.destroy();
+      source.body.destroy();
+    },
+  };
+}

@@ -1,0 +1,150 @@
+/**
+ * How fast write capacity may be spent. The WCU cap (maxWcu) is a token bucket filled at maxWcu per
+ * second, charged before each call with its items and settled with the capacity it consumed, so an
+ * import can leave headroom on a table that serves traffic. The adaptive pace is a token bucket whose
+ * rate is learned from the table's throttling.
+ */
+
+/**
+ * The WCU cap: a token bucket filled at maxWcu per second, holding at most a tenth of a second's worth.
+ * A call takes its items' worth (at least 1 WCU each) before it is sent, so that calls in flight cannot
+ * overshoot the cap between them; the answer's consumed capacity then settles the difference.
+ * @param {number | undefined} maxWcu  undefined: no cap
+ * @param {() => number} [now]  milliseconds clock
+ * @param {(ms: number) => Promise<unknown>} [wait]
+ */
+export function createWcuLimiter(maxWcu, now = () => performance.now(), wait = (ms) => new Promise((resolve) => setTimeout(resolve, ms))) {
+  if (maxWcu === undefined) return { acquire: (/** @type {number} */ _units) => undefined, settle: (/** @type {number} */ _delta) => {} };
+  const rate = maxWcu;
+  const most = Math.max(rate * 0.1, 1);
+  let tokens = most;
+  let at = now();
+  function refill() {
+    const t = now();
+    tokens = Math.min(most, tokens + ((t - at) / 1000) * rate);
+    at = t;
+  }
+  return {
+    /**
+     * Takes `units` as soon as the bucket is not empty: at once (undefined, no promise on the common
+     * path) or when the returned promise resolves. Each waiter takes its share as it wakes, so waking
+     * together cannot overdraw the bucket by more than one call.
+     * @param {number} units
+     */
+    acquire(units) {
+      refill();
+      if (tokens > 0) {
+        tokens -= units;
+        return undefined;
+      }
+      return (async () => {
+        while (tokens <= 0) {
+          await wait(Math.ceil((-tokens / rate) * 1000) + 1);
+          refill();
+        }
+        tokens -= units;
+      })();
+    },
+    /** @param {number} delta  consumed minus acquired (negative: give back) */
+    settle(delta) {
+      refill();
+      tokens -= delta;
+    },
+  };
+}
+
+/**
+ * Adaptive pacing: a token bucket on consumed WCU whose rate is learned from the table, AIMD on rate
+ * rather than on calls in flight. Until the table pushes back there is no limit. At the end of each
+ * second in which more than 5% of the items sent were throttled, the rate is set to the most the table
+ * took in any of the last three seconds, which under throttling is its capacity (the most, because
+ * a second with retries backing off takes less than the table can); after a second with fewer
+ * throttles, it grows by 2%, probing for more. A few throttled items are normal at full capacity (random keys do not
+ * spread evenly over partitions, and they are simply sent again), so they do not cut the rate: cutting
+ * on each of them would ratchet the rate far below the table's capacity.
+ *
+ * @param {object} options
+ * @param {boolean} options.adaptive  off: never waits
+ * @param {() => number} [options.now]  milliseconds clock
+ * @param {(ms: number) => Promise<unknown>} [options.wait]
+ */
+export function createAdaptivePace({ adaptive, now = () => performance.now(), wait = (ms) => new Promise((resolve) => setTimeout(resolve, ms)) }) {
+  const off = { ready: () => undefined, spend: (/** @type {number} */ _units, /** @type {number} */ _items) => {}, throttled: (/** @type {number} */ _items) => {}, refused: () => {}, rate: () => Infinity };
+  if (!adaptive) return off;
+  const THROTTLED_SHARE = 0.05;
+  const GROWTH = 1.02;
+  const FLOOR = 25; // one call's worth a second at least
+  const BUCKET_SECONDS = 0.1; // a tenth of a second of burst: smooth within the table's second
+  const HOLD_SECONDS = 0.02; // after a call refused whole: the table has nothing left just now
+  let rate = Infinity;
+  let tokens = 0;
+  let at = now();
+  let second = Math.floor(at / 1000);
+  const thisSecond = { units: 0, items: 0, throttled: 0 };
+  /** WCU the table took in each of the last seconds, newest last. @type {number[]} */
+  const recent = [];
+
+  /** The second that just ended decides the rate of the next. */
+  function decide() {
+    const sent = thisSecond.items + thisSecond.throttled;
+    recent.push(thisSecond.units);
+    if (recent.length > 3) recent.shift();
+    if (sent > 0 && thisSecond.throttled / sent > THROTTLED_SHARE) {
+      rate = Math.max(FLOOR, Math.max(...recent));
+      tokens = Math.min(tokens, 0);
+    } else if (rate !== Infinity && sent > 0) {
+      rate *= GROWTH;
+    }
+  }
+
+  /** @param {number} t */
+  function advance(t) {
+    const current = Math.floor(t / 1000);
+    if (current !== second) {
+      // A second without traffic says nothing; only the one that just ended is judged.
+      decide();
+      thisSecond.units = 0;
+      thisSecond.items = 0;
+      thisSecond.throttled = 0;
+      second = current;
+    }
+    if (rate !== Infinity) tokens = Math.min(rate * BUCKET_SECONDS, tokens + ((t - at) / 1000) * rate);
+    at = t;
+  }
+
+  return {
+    /** Resolves when capacity may be spent again; undefined when it may now. */
+    ready() {
+      advance(now());
+      if (rate === Infinity || tokens > 0) return undefined;
+      return (async () => {
+        while (tokens <= 0) {
+          await wait(Math.ceil((-tokens / rate) * 1000) + 1);
+          advance(now());
+        }
+      })();
+    },
+    /** @param {number} units consumed by a call @param {number} items written by it */
+    spend(units, items) {
+      advance(now());
+      thisSecond.units += units;
+      thisSecond.items += items;
+      if (rate !== Infinity) tokens -= units;
+    },
+    /** @param {number} items  came back unprocessed, or were in a call refused for capacity */
+    throttled(items) {
+      advance(now());
+      thisSecond.throttled += items;
+    },
+    /**
+     * A call was refused whole for capacity: every partition it touched is out of capacity for the
+     * moment, and calls sent right after it would be refused too. Once the rate is known, the pace
+     * holds all calls for HOLD_SECONDS (the bucket goes that far below empty).
+     */
+    refused() {
+      advance(now());
+      if (rate !== Infinity) tokens = Math.min(tokens, -rate * HOLD_SECONDS);
+    },
+    rate: () => rate,
+  };
+}
