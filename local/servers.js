@@ -3,10 +3,11 @@
  * and the source bucket created. Used by `npm start` and the test setup. Everything started here is
  * stopped by stop(), and also on process exit, errors and Ctrl-C.
  */
-import { CreateTableCommand, DynamoDBClient, waitUntilTableExists } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, waitUntilTableExists } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { startDynamoDBLocal } from './dynamodb-local.js';
 import { S3RVER_CREDENTIALS, startS3Emulator } from './s3-emulator.js';
+import { writeLocalSession } from './session.js';
 
 export const LOCAL_REGION = 'us-east-1';
 
@@ -119,4 +120,35 @@ export function stopOnSignals(servers) {
       servers.stop().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
     });
   }
+}
+
+/**
+ * The servers for a command a person runs (`npm start`, `npm run burst`): started, stopped on Ctrl-C, and
+ * announced to `npm run status` in another terminal (session.js) until `close()`.
+ * @param {string} bucket
+ * @param {(message: string) => void} log
+ * @returns {Promise<LocalServers & { close: () => Promise<void> }>}
+ */
+export async function startLocalSession(bucket, log) {
+  log('Starting DynamoDB Local and the S3 emulator on 127.0.0.1...');
+  const servers = await startLocalServers({ buckets: [bucket] });
+  stopOnSignals(servers);
+  const removeSession = writeLocalSession({ s3Endpoint: servers.s3Endpoint, region: LOCAL_REGION, bucket, credentials: S3RVER_CREDENTIALS });
+  return {
+    ...servers,
+    async close() {
+      removeSession();
+      await servers.stop();
+    },
+  };
+}
+
+/**
+ * Items in a table. DynamoDB Local keeps DescribeTable's ItemCount exact and live (AWS refreshes it only
+ * every few hours, but this runs only locally); a Scan of 1,000,000 items kept it busy for minutes.
+ * @param {DynamoDBClient} dynamodb @param {string} table
+ */
+export async function countItems(dynamodb, table) {
+  const { Table } = await dynamodb.send(new DescribeTableCommand({ TableName: table }));
+  return Table?.ItemCount ?? 0;
 }

@@ -4,7 +4,6 @@
  * generated CSV (or --file), runs the Lambda handler on it, checks the table, prints the summary as
  * the last line of stdout, and stops the servers.
  */
-import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { createReadStream, existsSync } from 'node:fs';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -12,9 +11,7 @@ import { parseArgs } from 'node:util';
 import { resolveConfig } from '../src/config.js';
 import { uploadStream, writeCsv } from '../data-generator/generate.js';
 import { jobIdOfObject } from '../src/job/job-status.js';
-import { S3RVER_CREDENTIALS } from './s3-emulator.js';
-import { LOCAL_REGION, startLocalServers, stopOnSignals } from './servers.js';
-import { writeLocalSession } from './session.js';
+import { countItems, startLocalSession } from './servers.js';
 
 const HELP = `Usage: npm start -- [options]
 
@@ -97,10 +94,7 @@ async function main() {
   const config = resolveConfig({ ...payload, table: TABLE }, {});
 
   const log = (/** @type {string} */ message) => process.stderr.write(`${message}\n`);
-  log('Starting DynamoDB Local and the S3 emulator on 127.0.0.1...');
-  const servers = await startLocalServers({ buckets: [BUCKET] });
-  stopOnSignals(servers);
-  const removeSession = writeLocalSession({ s3Endpoint: servers.s3Endpoint, region: LOCAL_REGION, bucket: BUCKET, credentials: S3RVER_CREDENTIALS });
+  const servers = await startLocalSession(BUCKET, log);
   try {
     const keyType = (/** @type {string} */ column) => (config.columnTypes[column] === 'N' ? 'N' : 'S');
     await servers.createTable(TABLE, {
@@ -126,7 +120,7 @@ async function main() {
     log('Importing (one JSON line a second, then the summary)...');
     const summary = /** @type {Record<string, unknown> & { written: number }} */ (await handler(payload));
 
-    const items = await countItems(servers.dynamodb).catch((error) => {
+    const items = await countItems(servers.dynamodb, TABLE).catch((error) => {
       throw new Error(`counting the items in ${TABLE} failed: ${error.message}\nDynamoDB Local's last output:\n${servers.dynamodbLocalOutput()}`);
     });
     const expected = values.file === undefined ? rows : summary.written;
@@ -136,19 +130,8 @@ async function main() {
     process.stdout.write(`${JSON.stringify({ ...summary, tableItems: items })}\n`);
     if (items !== expected) process.exitCode = 1;
   } finally {
-    removeSession();
-    await servers.stop();
+    await servers.close();
   }
-}
-
-/**
- * DynamoDB Local keeps DescribeTable's ItemCount exact and live (AWS refreshes it only every few
- * hours, but this runs only locally). A Scan of 1,000,000 items kept DynamoDB Local busy for minutes.
- * @param {import('@aws-sdk/client-dynamodb').DynamoDBClient} dynamodb
- */
-async function countItems(dynamodb) {
-  const { Table } = await dynamodb.send(new DescribeTableCommand({ TableName: TABLE }));
-  return Table?.ItemCount ?? 0;
 }
 
 main().catch((error) => {

@@ -6,12 +6,11 @@
 
 /** Base of the importer's errors: a stable code beside the message. */
 export class ImportError extends Error {
-  /** @param {string} message @param {{ cause?: unknown }} [options] */
-  constructor(message, options) {
+  /** @param {string} name @param {string} code @param {string} message @param {{ cause?: unknown }} [options] */
+  constructor(name, code, message, options) {
     super(message, options);
-    this.name = 'ImportError';
-    /** @type {string} */
-    this.code = 'IMPORT_ERROR';
+    this.name = name;
+    this.code = code;
   }
 }
 
@@ -23,9 +22,7 @@ export class ConfigError extends ImportError {
    * @param {string} allowed what would be accepted, phrased as a fix
    */
   constructor(option, value, allowed) {
-    super(`Invalid option "${option}": got ${JSON.stringify(value)}; ${allowed}`);
-    this.name = 'ConfigError';
-    this.code = 'CONFIG_INVALID';
+    super('ConfigError', 'CONFIG_INVALID', `Invalid option "${option}": got ${JSON.stringify(value)}; ${allowed}`);
     this.option = option;
   }
 }
@@ -34,9 +31,7 @@ export class ConfigError extends ImportError {
 export class HeaderError extends ImportError {
   /** @param {string} message @param {{ cause?: unknown }} [options] */
   constructor(message, options) {
-    super(message, options);
-    this.name = 'HeaderError';
-    this.code = 'HEADER_INVALID';
+    super('HeaderError', 'HEADER_INVALID', message, options);
   }
 }
 
@@ -49,9 +44,7 @@ export class HeaderError extends ImportError {
 export class RowError extends ImportError {
   /** @param {RejectReason} reason @param {string} message */
   constructor(reason, message) {
-    super(message);
-    this.name = 'RowError';
-    this.code = 'ROW_REJECTED';
+    super('RowError', 'ROW_REJECTED', message);
     this.reason = reason;
   }
 }
@@ -60,9 +53,7 @@ export class RowError extends ImportError {
 export class SourceError extends ImportError {
   /** @param {string} message @param {unknown} [cause] */
   constructor(message, cause) {
-    super(message, { cause });
-    this.name = 'SourceError';
-    this.code = 'SOURCE_UNREADABLE';
+    super('SourceError', 'SOURCE_UNREADABLE', message, { cause });
   }
 }
 
@@ -70,9 +61,7 @@ export class SourceError extends ImportError {
 export class StallError extends ImportError {
   /** @param {number} idleTimeoutMs */
   constructor(idleTimeoutMs) {
-    super(`no bytes arrived for ${idleTimeoutMs} ms`);
-    this.name = 'StallError';
-    this.code = 'SOURCE_STALLED';
+    super('StallError', 'SOURCE_STALLED', `no bytes arrived for ${idleTimeoutMs} ms`);
   }
 }
 
@@ -80,9 +69,7 @@ export class StallError extends ImportError {
 export class TableError extends ImportError {
   /** @param {string} message @param {unknown} [cause] */
   constructor(message, cause) {
-    super(message, { cause });
-    this.name = 'TableError';
-    this.code = 'TABLE_MISMATCH';
+    super('TableError', 'TABLE_MISMATCH', message, { cause });
   }
 }
 
@@ -96,9 +83,7 @@ export class DynamoDBCallError extends ImportError {
    * @param {boolean} [retryable]  a call that is not a 5xx but may be retried
    */
   constructor(name, message, httpStatusCode, requestId, retryable = false) {
-    super(message);
-    this.name = name;
-    this.code = 'DYNAMODB_CALL_FAILED';
+    super(name, 'DYNAMODB_CALL_FAILED', message);
     this.$metadata = { httpStatusCode, requestId };
     /** Marked as the SDK marks its retryable errors. @type {object | undefined} */
     this.$retryable = retryable ? {} : undefined;
@@ -115,19 +100,15 @@ export class AwsCallError extends ImportError {
    */
   constructor(what, cause, fix, after = '') {
     const error = /** @type {Error} */ (cause);
-    super(`could not ${what} (${error?.name}: ${error?.message})${fix === undefined ? '' : `; the function needs ${fix}`}${after}`, { cause });
-    this.name = 'AwsCallError';
-    this.code = 'AWS_CALL_FAILED';
+    super('AwsCallError', 'AWS_CALL_FAILED', `could not ${what} (${error?.name}: ${error?.message})${fix === undefined ? '' : `; the function needs ${fix}`}${after}`, { cause });
   }
 }
 
-/** A job that did not finish: shards that failed, or a hand-over that could not be made. */
+/** A job that did not finish: shards that failed, or a status object that cannot be read. */
 export class JobError extends ImportError {
   /** @param {string} message @param {{ cause?: unknown }} [options] */
   constructor(message, options) {
-    super(message, options);
-    this.name = 'JobError';
-    this.code = 'JOB_INCOMPLETE';
+    super('JobError', 'JOB_INCOMPLETE', message, options);
   }
 }
 

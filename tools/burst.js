@@ -11,7 +11,6 @@
  * invocation, for the ratio. With --stage it uploads to the deployed stack's bucket (under burst/, which
  * does not trigger the function) and invokes the deployed function asynchronously, N times.
  */
-import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { S3Client } from '@aws-sdk/client-s3';
 import { closeSync, mkdirSync, openSync } from 'node:fs';
@@ -24,9 +23,7 @@ import { planJob, shardPayloads, startLocalWorkers } from '../src/job/fan-out.js
 import { jobIdOfObject, readJobStatus } from '../src/job/job-status.js';
 import { fourDigits } from '../src/job/object-keys.js';
 import { textTable } from './text-table.js';
-import { S3RVER_CREDENTIALS } from '../local/s3-emulator.js';
-import { LOCAL_REGION, startLocalServers, stopOnSignals } from '../local/servers.js';
-import { writeLocalSession } from '../local/session.js';
+import { countItems, startLocalSession } from '../local/servers.js';
 
 const HELP = `Usage: npm run burst -- --invocations N [options]
 
@@ -119,10 +116,7 @@ async function uploadFiles(s3, bucket, files) {
  * @param {Burst} burst @param {boolean} compare
  */
 async function runLocally(burst, compare) {
-  log('Starting DynamoDB Local and the S3 emulator on 127.0.0.1...');
-  const servers = await startLocalServers({ buckets: [LOCAL_BUCKET] });
-  stopOnSignals(servers);
-  const removeSession = writeLocalSession({ s3Endpoint: servers.s3Endpoint, region: LOCAL_REGION, bucket: LOCAL_BUCKET, credentials: S3RVER_CREDENTIALS });
+  const servers = await startLocalSession(LOCAL_BUCKET, log);
   try {
     const run = Date.now().toString(36);
     const logDirectory = path.join(root, '.cache', 'burst', run);
@@ -148,7 +142,7 @@ async function runLocally(burst, compare) {
     printTable(result, burst);
 
     const expected = burst.invocations * burst.rows;
-    const items = await itemCount(servers.dynamodb, table);
+    const items = await countItems(servers.dynamodb, table);
     log(`Check: the table holds ${items.toLocaleString('en-US')} items; expected ${expected.toLocaleString('en-US')}: ${items === expected ? 'OK' : 'MISMATCH'}`);
     if (items !== expected || !result.balanced) process.exitCode = 1;
 
@@ -161,8 +155,7 @@ async function runLocally(burst, compare) {
     }
     process.stdout.write(`${JSON.stringify(figures)}\n`);
   } finally {
-    removeSession();
-    await servers.stop();
+    await servers.close();
   }
 }
 
@@ -181,7 +174,7 @@ async function compareWithOne(servers, burst, run, logDirectory) {
   log(`Importing ${rows.toLocaleString('en-US')} rows in one worker process...`);
   const payload = { bucket: LOCAL_BUCKET, key, table, ...(burst.concurrency === undefined ? {} : { concurrency: burst.concurrency }) };
   const result = await watchLocalWorkers(servers.s3, [payload], [jobId], logDirectory, 'single');
-  const items = await itemCount(servers.dynamodb, table);
+  const items = await countItems(servers.dynamodb, table);
   if (items !== rows) throw new Error(`the single-invocation import left ${items} items of ${rows} in ${table}`);
   return result;
 }
@@ -292,11 +285,6 @@ function printTable(result, burst) {
   for (const line of textTable(rows, (c) => c >= 2)) log(line);
 }
 
-/** DynamoDB Local keeps ItemCount exact and live. @param {import('@aws-sdk/client-dynamodb').DynamoDBClient} dynamodb @param {string} table */
-async function itemCount(dynamodb, table) {
-  const { Table } = await dynamodb.send(new DescribeTableCommand({ TableName: table }));
-  return Table?.ItemCount ?? 0;
-}
 
 /**
  * The burst on AWS: the deployed function, invoked asynchronously, once per file or shard.

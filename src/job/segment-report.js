@@ -43,7 +43,7 @@ export async function startSegmentReport({ config, s3, logger, start, jobId, sou
   const { segment, shard, shards, rejectSample, rejectsObjects } = start;
   const context = { jobId, shard, segment, bucket: config.bucket, key: config.key, table: config.table };
   const stats = createStats(start.totals);
-  const rejects = createRejectsWriter({ s3, bucket: config.bucket, key: rejectsKey(config.rejectsPrefix, config.key, jobId, segment, shards > 1 ? shard : undefined), header });
+  const rejects = createRejections(stats, rejectSample, createRejectsWriter({ s3, bucket: config.bucket, key: rejectsKey(config.rejectsPrefix, config.key, jobId, segment, shards > 1 ? shard : undefined), header }));
   const status = createStatusWriter({
     s3,
     bucket: config.bucket,
@@ -74,13 +74,7 @@ export async function startSegmentReport({ config, s3, logger, start, jobId, sou
   status.update(statusNow('running'));
   logger.info(segment === 1 ? 'import started' : 'import resumed', { ...context, bytes: source.contentLength, fromByte: start.byte, concurrency: config.concurrency });
 
-  /** A rejection already counted (the writer counts its own): into the sample and the rejects file. @param {Rejection} rejection */
-  function recordRejection(rejection) {
-    if (rejectSample.length < REJECT_SAMPLE) rejectSample.push({ line: rejection.line, reason: rejection.reason });
-    rejects.write(rejection);
-  }
-
-  /** Closes the rejects file; its object joins the job's list. */
+  /** Closes the rejects file (its object joins the job's list) and stops the throughput line. */
   async function closeRejects() {
     const written = await rejects.close();
     if (written !== undefined) rejectsObjects.push(written.key);
@@ -89,19 +83,9 @@ export async function startSegmentReport({ config, s3, logger, start, jobId, sou
 
   return {
     stats,
-    recordRejection,
-
-    /**
-     * A row that cannot be written: counted, sampled and written to the rejects file.
-     * @param {{ reason: import('../errors.js').RejectReason, message: string }} problem @param {number} line @param {string[]} fields
-     */
-    rejectRow(problem, line, fields) {
-      countRejection(stats, problem.reason);
-      recordRejection({ line, reason: problem.reason, message: problem.message, fields });
-    },
-
-    /** A promise to wait on while the rejects upload is behind, else undefined. */
-    rejectsBacklog: () => (rejects.backlogged() ? rejects.drained() : undefined),
+    recordRejection: rejects.record,
+    rejectRow: rejects.rejectRow,
+    rejectsBacklog: rejects.backlog,
 
     /**
      * The segment's end: the job's (or shard's) summary, or, when it stopped early, the checkpoint the next
@@ -132,5 +116,34 @@ export async function startSegmentReport({ config, s3, logger, start, jobId, sou
       logger.error('import failed', { ...context, ...summarize(stats, throughput.seconds()), unwritten: unwrittenOf(stats), error: String(error) });
       await status.finish(statusNow('failed', { error: String(error) })).catch((statusError) => logger.error('job status not written', { ...context, error: String(statusError) }));
     },
+  };
+}
+
+/**
+ * A segment's rejections: counted (the writer counts its own), the first few kept for the summary, and
+ * every one streamed to the rejects file.
+ * @param {import('../observe/counters.js').Stats} stats
+ * @param {Array<{ line: number, reason: string }>} sample  the job's sample so far
+ * @param {ReturnType<typeof createRejectsWriter>} file
+ */
+function createRejections(stats, sample, file) {
+  /** A rejection already counted: into the sample and the rejects file. @param {Rejection} rejection */
+  function record(rejection) {
+    if (sample.length < REJECT_SAMPLE) sample.push({ line: rejection.line, reason: rejection.reason });
+    file.write(rejection);
+  }
+  return {
+    record,
+    /**
+     * A row that cannot be written: counted, sampled and written to the rejects file.
+     * @param {{ reason: import('../errors.js').RejectReason, message: string }} problem @param {number} line @param {string[]} fields
+     */
+    rejectRow(problem, line, fields) {
+      countRejection(stats, problem.reason);
+      record({ line, reason: problem.reason, message: problem.message, fields });
+    },
+    /** A promise to wait on while the rejects upload is behind, else undefined. */
+    backlog: () => (file.backlogged() ? file.drained() : undefined),
+    close: () => file.close(),
   };
 }

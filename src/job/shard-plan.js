@@ -6,6 +6,7 @@
  */
 import { parse } from 'csv-parse/sync';
 import { HeaderError, SourceError } from '../errors.js';
+import { bomLength, csvReadingOptions } from '../records/csv-options.js';
 import { createRecordScanner } from '../records/record-scanner.js';
 
 /**
@@ -102,8 +103,7 @@ function cutTargets(headerEnd, bytes, shards) {
 
 /** Nothing but line breaks, after a BOM if there is one. @param {Buffer} bytes */
 function isBlank(bytes) {
-  const from = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
-  for (let i = from; i < bytes.length; i++) if (bytes[i] !== 0x0a && bytes[i] !== 0x0d) return false;
+  for (let i = bomLength(bytes); i < bytes.length; i++) if (bytes[i] !== 0x0a && bytes[i] !== 0x0d) return false;
   return true;
 }
 
@@ -117,7 +117,7 @@ function parseHeader(bytes, delimiter, where) {
   /** @type {string[][]} */
   let records;
   try {
-    records = parse(bytes, { delimiter, bom: true, relax_quotes: true, skip_empty_lines: true, record_delimiter: ['\r\n', '\n', '\r'] });
+    records = parse(bytes, csvReadingOptions(delimiter));
   } catch (error) {
     throw new HeaderError(`the header of ${where} cannot be read as CSV (${/** @type {Error} */ (error).message}); fix the first line`, { cause: error });
   }

@@ -3,6 +3,7 @@
  * records, each with its line and what is wrong. Parsing goes on after a malformed record.
  */
 import { parse } from 'csv-parse';
+import { csvReadingOptions } from './csv-options.js';
 
 /**
  * @typedef {object} CsvRecord
@@ -46,14 +47,7 @@ export function createRecordParser({ delimiter, lineOffset = 0, fieldCount }) {
   }
 
   const parser = parse({
-    delimiter,
-    bom: true,
-    // Any line end, even mixed in one file (auto-detection would fix the first one seen).
-    record_delimiter: ['\r\n', '\n', '\r'],
-    // A stray quote inside a field (5'11", "Ann"x) is kept as written rather than failing the record:
-    // strict parsing would read on to the next quote, swallowing the rows between into one bad record.
-    relax_quotes: true,
-    skip_empty_lines: true,
+    ...csvReadingOptions(delimiter),
     // Field counts are checked in toRow against the header: csv-parse would take the first record it
     // sees as the reference, which mid-file may be a bad one.
     relax_column_count: true,

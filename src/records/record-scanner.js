@@ -7,11 +7,11 @@
  *
  * It does no allocation per byte, so it can read a whole object once to plan shards.
  */
+import { UTF8_BOM } from './csv-options.js';
 
 const QUOTE = 0x22;
 const LF = 0x0a;
 const CR = 0x0d;
-const BOM = [0xef, 0xbb, 0xbf];
 
 /**
  * @typedef {object} Boundary
@@ -51,7 +51,7 @@ export function createRecordScanner({ delimiter, onBoundary }) {
     const length = chunk.length;
     let i = 0;
     if (bomPossible) {
-      while (i < length && offset + i < 3 && chunk[i] === BOM[offset + i]) i++;
+      while (i < length && offset + i < 3 && chunk[i] === UTF8_BOM[offset + i]) i++;
       if (offset + i >= 3 || i < length) bomPossible = false;
       if (offset + i < 3 && i < length) i = 0; // not a BOM after all: scan those bytes
     }

@@ -11,7 +11,6 @@
 import pLimit from 'p-limit';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { countRejection } from '../observe/counters.js';
-import { createAdaptivePace, createWcuLimiter } from './pace.js';
 import { createBatchSender } from './send-batch.js';
 import { createWriteWindow } from './window.js';
 
@@ -38,11 +37,10 @@ export const BATCH_SIZE = 25;
 /** @param {BatchWriterOptions} options */
 export function createBatchWriter(options) {
   const { concurrency, stats, onReject } = options;
-  const adaptive = options.adaptiveConcurrency ?? false;
   const limit = pLimit(concurrency);
   const window = createWriteWindow({
     limit,
-    adaptive,
+    adaptive: options.adaptiveConcurrency ?? false,
     floor: Math.min(options.minConcurrency ?? 1, concurrency),
     ceiling: concurrency,
     onChange: (size) => (stats.window = size),
@@ -50,19 +48,10 @@ export function createBatchWriter(options) {
   stats.window = limit.concurrency;
   /** The first fatal error: it stops the import, and the summary counts what it left unwritten. @type {unknown} */
   let fatal;
-
   const sendBatch = createBatchSender({
-    client: options.client,
-    table: options.table,
-    keyIdOf: options.keyIdOf,
-    maxAttempts: options.maxAttempts,
-    backoffBaseMs: options.backoffBaseMs,
-    backoffCapMs: options.backoffCapMs,
+    ...options,
     limit,
     window,
-    capacity: createWcuLimiter(options.maxWcu),
-    pace: createAdaptivePace({ adaptive }),
-    stats,
     reject(entry, reason, message) {
       countRejection(stats, reason);
       onReject({ line: entry.line, reason, message, fields: entry.fields });
@@ -71,20 +60,14 @@ export function createBatchWriter(options) {
     wait: options.wait ?? sleep,
   });
 
-  /** @type {Entry[]} */
-  let batch = [];
-  /** @type {Map<string, number>} keyId -> index in batch */
-  let batchKeys = new Map();
+  const batch = createBatch(stats);
   /** Batches dispatched and not yet written or rejected. @type {Set<Promise<void>>} */
   const outstanding = new Set();
   /** @type {(() => void) | undefined} */
   let wakeReader;
 
   function dispatch() {
-    const entries = batch;
-    batch = [];
-    batchKeys = new Map();
-    const sending = sendBatch(entries)
+    const sending = sendBatch(batch.take())
       .catch((error) => {
         if (fatal === undefined) fatal = error;
       })
@@ -115,28 +98,53 @@ export function createBatchWriter(options) {
      */
     add(entry) {
       if (fatal !== undefined) throw fatal;
-      const previous = batchKeys.get(entry.keyId);
-      if (previous !== undefined) {
-        // The row further down the file wins, as sequential writes would have it, even when rows
-        // arrive out of order (shuffleWindow).
-        if (entry.line > batch[previous].line) batch[previous] = entry;
-        stats.duplicatesCollapsed++;
-        return undefined;
-      }
-      batchKeys.set(entry.keyId, batch.length);
-      batch.push(entry);
-      if (batch.length < BATCH_SIZE) return undefined;
+      if (!batch.add(entry)) return undefined;
       dispatch();
       return windowIsFull() ? slotFree() : undefined;
     },
 
     /** Sends the last partial batch and waits for every call to end. Throws the first fatal error. */
     async flush() {
-      if (batch.length > 0 && fatal === undefined) dispatch();
+      if (batch.size() > 0 && fatal === undefined) dispatch();
       while (outstanding.size > 0) await Promise.all(outstanding);
       if (fatal !== undefined) throw fatal;
     },
 
     limit,
+  };
+}
+
+/**
+ * The batch being filled: at most one row per key. A row whose key is in it already replaces that row if
+ * it is further down the file, as sequential writes would have it, even when rows arrive out of order
+ * (shuffleWindow); either way one of the two is counted as collapsed.
+ * @param {import('../observe/counters.js').Stats} stats
+ */
+function createBatch(stats) {
+  /** @type {Entry[]} */
+  let entries = [];
+  /** @type {Map<string, number>} keyId -> index in entries */
+  let keys = new Map();
+  return {
+    /** @param {Entry} entry @returns {boolean} whether the batch is full */
+    add(entry) {
+      const previous = keys.get(entry.keyId);
+      if (previous !== undefined) {
+        if (entry.line > entries[previous].line) entries[previous] = entry;
+        stats.duplicatesCollapsed++;
+        return false;
+      }
+      keys.set(entry.keyId, entries.length);
+      entries.push(entry);
+      return entries.length === BATCH_SIZE;
+    },
+    size: () => entries.length,
+    /** The batch's entries; the batch is empty again. */
+    take() {
+      const taken = entries;
+      entries = [];
+      keys = new Map();
+      return taken;
+    },
   };
 }
