@@ -231,4 +231,59 @@ describe('batch writer', () => {
     expect(sent).toEqual([{ id: { S: 'a' }, line: { N: '12' } }, { id: { S: 'b' }, line: { N: '3' } }]);
     expect(stats.written).toBe(2);
   });
+
+  describe('for one key, the row further down the file lands last, whatever the answers', () => {
+    /**
+     * A table in memory: each call applies the items it processes, after `delay(call)` ms; the first
+     * call that holds `k` leaves it unprocessed when `unprocessedFirst` is set.
+     * @param {{ unprocessedFirst: boolean, delay: (call: number) => number }} behaviour
+     */
+    function tableClient({ unprocessedFirst, delay }) {
+      /** @type {Map<string, number>} */
+      const table = new Map();
+      let calls = 0;
+      let heldBack = false;
+      return {
+        table,
+        /** @param {string} body */
+        async batchWrite(body) {
+          const call = ++calls;
+          const requests = JSON.parse(body).RequestItems.t;
+          await new Promise((resolve) => setTimeout(resolve, delay(call)));
+          const unprocessed = [];
+          for (const request of requests) {
+            const item = request.PutRequest.Item;
+            if (unprocessedFirst && !heldBack && item.id.S === 'k') {
+              heldBack = true;
+              unprocessed.push(request);
+            } else table.set(item.id.S, Number(item.line.N));
+          }
+          return { UnprocessedItems: unprocessed.length > 0 ? { t: unprocessed } : {} };
+        },
+      };
+    }
+
+    /** Key k on lines 2 and 30, in two batches that can be in flight at once. @param {ReturnType<typeof tableClient>} client */
+    async function writeTwoVersions(client) {
+      const { writer } = writerFor(/** @type {any} */ (client), { concurrency: 8 });
+      for (let line = 2; line <= 60; line++) {
+        const id = line === 2 || line === 30 ? 'k' : `r${line}`;
+        const wait = writer.add({ json: JSON.stringify({ id: { S: id }, line: { N: String(line) } }), keyId: id, line, fields: [id] });
+        if (wait) await wait;
+      }
+      await writer.flush();
+      return client.table;
+    }
+
+    it('when the older row comes back unprocessed while the newer one is written', async () => {
+      const table = await writeTwoVersions(tableClient({ unprocessedFirst: true, delay: () => 1 }));
+      expect(table.get('k')).toBe(30);
+    });
+
+    it('when the call with the older row is answered after the call with the newer one', async () => {
+      const table = await writeTwoVersions(tableClient({ unprocessedFirst: false, delay: (call) => (call === 1 ? 50 : 1) }));
+      expect(table.get('k')).toBe(30);
+    });
+  });
 });
+

@@ -45,7 +45,10 @@ export async function runImport(config, { clients, logger, stopBy = Infinity, pu
 
   const writer = createBatchWriter({ ...config, client: clients.batchWrite, keyIdOf: keyIdReader(config), stats: report.stats, onReject: report.recordRejection });
   /** @type {ReturnType<typeof createShuffleWindow<import('../types.js').Entry>>} */
-  const shuffle = createShuffleWindow(config.shuffleWindow, (entry) => writer.add(entry));
+  const shuffle = createShuffleWindow(config.shuffleWindow, (entry) => writer.add(entry), {
+    keyOf: (entry) => entry.keyId,
+    onCollapse: () => report.stats.duplicatesCollapsed++,
+  });
   const records = createRecordParser({ delimiter: config.delimiter, lineOffset: start.line, fieldCount: header?.length });
   let reading;
   try {

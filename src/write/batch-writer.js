@@ -5,6 +5,9 @@
  * with one key in a batch would make DynamoDB refuse the whole call, so the later row (further down the
  * file) replaces the earlier one and is counted as collapsed. Nothing is dropped without being counted.
  *
+ * For one key the file's order wins, as sequential writes would have it: a batch that holds a key of a
+ * batch still outstanding waits for it to end before it is sent.
+ *
  * The reader is held back by the batches outstanding (on the wire, waiting for a slot, or backing off),
  * at most `concurrency`, so memory stays bounded whatever the window does.
  */
@@ -63,21 +66,41 @@ export function createBatchWriter(options) {
   const batch = createBatch(stats);
   /** Batches dispatched and not yet written or rejected. @type {Set<Promise<void>>} */
   const outstanding = new Set();
+  /** The last outstanding batch that holds each key. @type {Map<string, Promise<void>>} */
+  const keysInFlight = new Map();
   /** @type {(() => void) | undefined} */
   let wakeReader;
 
   function dispatch() {
-    const sending = sendBatch(batch.take())
+    const entries = batch.take();
+    // The file's order wins for a key: a batch that holds a key an earlier batch is still writing (or
+    // re-driving, or backing off) is sent once that batch has ended, so the older row cannot land last.
+    const earlier = batchesHolding(entries);
+    const started = earlier === undefined ? sendBatch(entries) : Promise.all(earlier).then(() => sendBatch(entries));
+    const sending = started
       .catch((error) => {
         if (fatal === undefined) fatal = error;
       })
       .finally(() => {
         outstanding.delete(sending);
+        for (const entry of entries) if (keysInFlight.get(entry.keyId) === sending) keysInFlight.delete(entry.keyId);
         const wake = wakeReader;
         wakeReader = undefined;
         wake?.();
       });
     outstanding.add(sending);
+    for (const entry of entries) keysInFlight.set(entry.keyId, sending);
+  }
+
+  /** The outstanding batches that hold a key of these entries, if any. @param {Entry[]} entries */
+  function batchesHolding(entries) {
+    /** @type {Promise<void>[] | undefined} */
+    let found;
+    for (const entry of entries) {
+      const holder = keysInFlight.get(entry.keyId);
+      if (holder !== undefined && !found?.includes(holder)) (found ??= []).push(holder);
+    }
+    return found;
   }
 
   const windowIsFull = () => outstanding.size >= concurrency;
