@@ -289,8 +289,9 @@ function columnTypes(raw, name) {
   } else {
     throw new ConfigError(name, raw, 'use an object like {"age":"N","active":"BOOL"} or a string like "age:N,active:BOOL"');
   }
+  // No prototype: a column named constructor, toString or __proto__ must not find Object's members.
   /** @type {Record<string, ColumnType>} */
-  const types = {};
+  const types = Object.create(null);
   for (const [column, type] of pairs) {
     if (typeof type !== 'string' || !COLUMN_TYPES.has(type)) {
       throw new ConfigError(name, raw, `column "${column}" has type ${JSON.stringify(type)}; the types are S, N and BOOL`);

@@ -68,13 +68,51 @@ describe('createItemBuilder', () => {
 
   it.each([
     [['name', 'age'], {}, /no key column "id"/],
-    [['id', 'id'], {}, /twice/],
+    [['id', 'id'], {}, /header columns 1 and 2 have the same name/],
     [['id', ''], {}, /column 2 has no name/],
     [['id', 'age'], { columnTypes: 'agee:N' }, /columnTypes names "agee"/],
     [['id'], { generateKey: true }, /already has a "id" column/],
   ])('refuses header %j with options %j', (badHeader, options, message) => {
     expect(() => createItemBuilder(badHeader, config(options), source)).toThrow(HeaderError);
     expect(() => createItemBuilder(badHeader, config(options), source)).toThrow(message);
+  });
+});
+
+describe('columns named like members of Object.prototype', () => {
+  it.each([
+    [{}],
+    [{ columnTypes: 'constructor:N,valueOf:BOOL' }],
+    [{ columnTypes: JSON.parse('{"__proto__":"N","toString":"S"}') }],
+  ])('are ordinary columns (%j)', (options) => {
+    const header = ['id', 'constructor', 'toString', 'valueOf', '__proto__', 'hasOwnProperty'];
+    const types = config(options).columnTypes;
+    const build = createItemBuilder(header, config(options), source);
+    const item = JSON.parse(build(['k', '1', 'two', 'true', '5', 'x'], 2).json);
+    expect(Object.keys(item)).toEqual(header);
+    for (const name of header.slice(1)) expect(Object.keys(item[name])).toEqual([Object.hasOwn(types, name) ? types[name] : 'S']);
+  });
+});
+
+describe('keys', () => {
+  it.each([' ', '   '])('made only of spaces (%j) are missing', (blank) => {
+    const build = createItemBuilder(['id', 'sku', 'v'], config({ sortKeyColumn: 'sku' }), source);
+    expect(() => build([blank, 'x', '1'], 2)).toThrow(/key column "id" is empty or only spaces/);
+    expect(() => build(['a', blank, '1'], 3)).toThrow(/sort key column "sku" is empty or only spaces/);
+    for (const kept of ['\t', ' a ', '\u00a0']) expect(JSON.parse(build([kept, 'x', '1'], 4).json).id).toEqual({ S: kept });
+  });
+
+  it('typed N are one key however they are written, so one batch never holds them twice', () => {
+    const build = createItemBuilder(['n', 'v'], config({ keyColumn: 'n', columnTypes: 'n:N' }), source);
+    const ids = ['7', '007', '7.0', '70E-1', '0.7e1'].map((written) => build([written, 'x'], 2).keyId);
+    expect(new Set(ids).size).toBe(1);
+    expect(build(['-7', 'x'], 2).keyId).not.toBe(ids[0]);
+    expect(build(['0', 'x'], 2).keyId).toBe(build(['-0.000', 'x'], 2).keyId);
+  });
+
+  it('typed N match the items DynamoDB returns unprocessed, however it writes them', () => {
+    const options = { keyColumn: 'n', sortKeyColumn: 'm', columnTypes: 'n:N,m:N' };
+    const built = createItemBuilder(['n', 'm'], config(options), source)(['007', '1.50'], 2);
+    expect(keyIdReader(config(options))({ n: { N: '7' }, m: { N: '1.5' } })).toBe(built.keyId);
   });
 });
 
@@ -100,6 +138,32 @@ describe('isDynamoNumber', () => {
   });
   it.each(['', 'abc', '1,5', '0x10', 'NaN', 'Infinity', '1.2.3', '+', '123456789012345678901234567890123456789'])('refuses %s', (value) => {
     expect(isDynamoNumber(value)).toBe(false);
+  });
+  // DynamoDB's range: magnitude from 1E-130 up to, not including, 1E+126, or zero.
+  it.each(['1e-130', '-1E-130', '9.99999E125', '0e999999999', '0.0', `0.${'0'.repeat(129)}1`, `1${'0'.repeat(125)}`, '1E+0000000000000000000000125'])('accepts %s, in range', (value) => {
+    expect(isDynamoNumber(value)).toBe(true);
+  });
+  it.each(['1e126', '1e-131', '1E+999999999', '-1e126', `0.${'0'.repeat(130)}1`, `1${'0'.repeat(126)}`, '1e99999999999999999999999'])('refuses %s, out of range', (value) => {
+    expect(isDynamoNumber(value)).toBe(false);
+  });
+});
+
+describe('item size', () => {
+  it('counts a number by its significant digits, as DynamoDB does', async () => {
+    const { itemBytes } = await import('../src/items/item-size.js');
+    expect(itemBytes({ n: { N: '12345' } })).toBe(1 + 3 + 1);
+    expect(itemBytes({ n: { N: '-0000012345.00000E+10' } })).toBe(1 + 3 + 1);
+  });
+
+  it('counts a generated key: a row just under the limit without it is too large with it', () => {
+    // 136,532 characters of 3 bytes each and the name "v": 409,597 bytes, under the 409,600 limit; the
+    // generated key ("id" and 36 characters) takes the item over it.
+    const value = '€'.repeat(136_532);
+    expect(() => createItemBuilder(['v'], config({ keyColumn: 'v' }), source)([value], 2)).not.toThrow();
+    const generated = createItemBuilder(['v'], config({ generateKey: true }), source);
+    expect(() => generated([value], 2)).toThrow(/item is 409635 bytes/);
+    expect(() => generated(['x'.repeat(409_600 - 39)], 2)).not.toThrow();
+    expect(() => generated(['x'.repeat(409_600 - 38)], 2)).toThrow(/item is 409601 bytes/);
   });
 });
 

@@ -8,25 +8,26 @@ import { HeaderError } from '../errors.js';
 export function checkHeader(names, config) {
   const where = `s3://${config.bucket}/${config.key}`;
   const seen = new Set();
+  // Messages name columns by position and by the options' names only: a file without a header line
+  // would otherwise put its first row's values in the logs.
   names.forEach((name, i) => {
     if (name === '') throw new HeaderError(`${where}: header column ${i + 1} has no name; every column needs one, it becomes the attribute name`);
-    if (seen.has(name)) throw new HeaderError(`${where}: header names column "${name}" twice; attribute names must be unique`);
+    if (seen.has(name)) throw new HeaderError(`${where}: header columns ${names.indexOf(name) + 1} and ${i + 1} have the same name; attribute names must be unique`);
     seen.add(name);
   });
+  const noHeader = `(the first line has ${names.length} column${names.length === 1 ? '' : 's'}; if the file has no header line, add one)`;
   if (!config.generateKey && !seen.has(config.keyColumn)) {
-    throw new HeaderError(
-      `${where}: the header has no key column "${config.keyColumn}" (columns: ${names.join(', ')}); set keyColumn to the column holding the table's partition key, or generateKey: true`,
-    );
+    throw new HeaderError(`${where}: the header has no key column "${config.keyColumn}" ${noHeader}; set keyColumn to the column holding the table's partition key, or generateKey: true`);
   }
   if (config.generateKey && seen.has(config.keyColumn)) {
     throw new HeaderError(`${where}: generateKey is on but the header already has a "${config.keyColumn}" column; turn generateKey off to use it`);
   }
   if (config.sortKeyColumn !== undefined && !seen.has(config.sortKeyColumn)) {
-    throw new HeaderError(`${where}: the header has no sort key column "${config.sortKeyColumn}" (columns: ${names.join(', ')})`);
+    throw new HeaderError(`${where}: the header has no sort key column "${config.sortKeyColumn}" ${noHeader}; set sortKeyColumn to the column holding the table's sort key`);
   }
   for (const column of Object.keys(config.columnTypes)) {
     if (!seen.has(column) && column !== config.keyColumn) {
-      throw new HeaderError(`${where}: columnTypes names "${column}", which is not in the header (columns: ${names.join(', ')})`);
+      throw new HeaderError(`${where}: columnTypes names "${column}", which is not in the header; name only columns of the header`);
     }
   }
 }

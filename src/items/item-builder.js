@@ -8,7 +8,7 @@ import { RowError } from '../errors.js';
 import { checkHeader } from './header.js';
 import { itemBytes, MAX_ITEM_BYTES } from './item-size.js';
 import { joinKeyId } from './key-id.js';
-import { isDynamoNumber } from './numbers.js';
+import { isDynamoNumber, normalizeNumber } from './numbers.js';
 
 /** @typedef {import('../config.js').ImportConfig} ImportConfig */
 
@@ -26,6 +26,9 @@ const GENERATED_KEY_NAMESPACE = '6f1f4a52-3c0e-4f5e-9d3a-6a2b8f0c1e47';
 const PLAIN_ASCII = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
 /** @param {string} value */
 const jsonString = (value) => (PLAIN_ASCII.test(value) ? `"${value}"` : JSON.stringify(value));
+
+/** A key value that cannot be written: empty, or only spaces (other whitespace is kept as written). @param {string | undefined} value */
+const isBlankKey = (value) => value === undefined || value === '' || (value.charCodeAt(0) === 32 && !/[^ ]/.test(value));
 
 /**
  * @param {string[]} header  the first record, BOM already stripped by the parser
@@ -47,7 +50,9 @@ export function createItemBuilder(header, config, source) {
   const generatedKeyOpening = `${jsonString(config.keyColumn)}:{"S":`;
   // Byte length is at most 3 x UTF-16 length (and attribute names count too): rows under this many
   // characters cannot reach 400 KB, so only rare huge rows pay for an exact size.
-  const nameChars = names.reduce((sum, name) => sum + name.length, 0);
+  const nameChars = names.reduce((sum, name) => sum + name.length, 0) + (keyIndex === -1 ? config.keyColumn.length + 36 : 0);
+  // Keys typed N are one key however they are written (007, 7): their keyId is the number normalized.
+  const keyIdOf = (/** @type {number} */ index, /** @type {string} */ value) => (types[index] === 'N' ? normalizeNumber(value) : value);
   const fastSizeLimit = Math.floor(MAX_ITEM_BYTES / 3) - nameChars;
 
   // The item's JSON is assembled from its pieces with one join, which makes a flat string: about 400
@@ -72,7 +77,7 @@ export function createItemBuilder(header, config, source) {
         else pieces.push(JSON.stringify(value), '}');
       } else if (type === 'N') {
         if (!isDynamoNumber(value)) {
-          throw new RowError('INVALID_NUMBER', `line ${line}: column "${names[i]}" is typed N but its value is not a number`);
+          throw new RowError('INVALID_NUMBER', `line ${line}: column "${names[i]}" is typed N but its value is not a number DynamoDB takes (at most 38 significant digits, magnitude from 1E-130 to under 1E+126)`);
         }
         pieces.push('"', value, '"}');
       } else {
@@ -90,17 +95,18 @@ export function createItemBuilder(header, config, source) {
       pieces.push(pieces.length === 1 ? '' : ',', generatedKeyOpening, '"', keyValue, '"}');
     } else {
       keyValue = fields[keyIndex];
-      if (keyValue === undefined || keyValue === '') {
-        throw new RowError('MISSING_KEY', `line ${line}: key column "${config.keyColumn}" is empty`);
+      if (isBlankKey(keyValue)) {
+        throw new RowError('MISSING_KEY', `line ${line}: key column "${config.keyColumn}" is empty or only spaces`);
       }
+      keyValue = keyIdOf(keyIndex, keyValue);
     }
     let keyId = keyValue;
     if (sortIndex !== -1) {
       const sortValue = fields[sortIndex];
-      if (sortValue === undefined || sortValue === '') {
-        throw new RowError('MISSING_KEY', `line ${line}: sort key column "${config.sortKeyColumn}" is empty`);
+      if (isBlankKey(sortValue)) {
+        throw new RowError('MISSING_KEY', `line ${line}: sort key column "${config.sortKeyColumn}" is empty or only spaces`);
       }
-      keyId = joinKeyId(keyValue, sortValue);
+      keyId = joinKeyId(keyValue, keyIdOf(sortIndex, sortValue));
     }
 
     pieces.push('}');

@@ -2,12 +2,14 @@
  * An item's size as DynamoDB counts it against its 400 KB limit.
  */
 
+import { numberBytes } from './numbers.js';
+
 /** DynamoDB's largest item. */
 export const MAX_ITEM_BYTES = 400 * 1024;
 
 /**
- * Item size as DynamoDB counts it: attribute name bytes plus value bytes (numbers roughly one byte per
- * two digits plus one).
+ * Item size as DynamoDB counts it: attribute name bytes plus value bytes (a string its UTF-8 bytes, a
+ * number one byte per two significant digits plus one, a boolean one).
  * @param {import('../types.js').Item} item
  */
 export function itemBytes(item) {
@@ -16,7 +18,7 @@ export function itemBytes(item) {
     const value = item[name];
     bytes += Buffer.byteLength(name);
     if (value.S !== undefined) bytes += Buffer.byteLength(value.S);
-    else if (value.N !== undefined) bytes += Math.ceil(value.N.length / 2) + 1;
+    else if (value.N !== undefined) bytes += numberBytes(value.N);
     else bytes += 1;
   }
   return bytes;

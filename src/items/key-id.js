@@ -2,6 +2,7 @@
  * A row's primary key as one string (its keyId), to find two rows with one key in a batch and to match
  * the items DynamoDB returns unprocessed to the rows they came from.
  */
+import { normalizeNumber } from './numbers.js';
 
 /** @typedef {import('../types.js').Item} Item */
 
@@ -21,7 +22,8 @@ export function joinKeyId(partition, sort) {
  * @returns {(item: Item) => string}
  */
 export function keyIdReader({ keyColumn, sortKeyColumn }) {
-  const valueOf = (/** @type {import('@aws-sdk/client-dynamodb').AttributeValue | undefined} */ value) => value?.S ?? value?.N ?? '';
+  // A number may come back written otherwise than it was sent (007, 7): compare it normalized, as the builder does.
+  const valueOf = (/** @type {import('@aws-sdk/client-dynamodb').AttributeValue | undefined} */ value) => value?.S ?? (value?.N === undefined ? '' : normalizeNumber(value.N));
   if (sortKeyColumn === undefined) return (item) => valueOf(item[keyColumn]);
   return (item) => joinKeyId(valueOf(item[keyColumn]), valueOf(item[sortKeyColumn]));
 }

@@ -4,14 +4,18 @@
 
 const THROTTLES = new Set(['ProvisionedThroughputExceededException', 'ThrottlingException', 'RequestLimitExceeded']);
 
-const NETWORK_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EPIPE', 'ECONNABORTED', 'EAI_AGAIN', 'UND_ERR_SOCKET']);
+// Connection failures the SDK also retries (EHOSTUNREACH, ENETUNREACH, ENOTFOUND: a network that comes
+// and goes; EPROTO: a TLS exchange cut short).
+const NETWORK_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EPIPE', 'ECONNABORTED', 'EAI_AGAIN', 'UND_ERR_SOCKET', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EPROTO']);
+// Refusals of some items of a call (an item collection past 10 GB): split, so that only those are rejected.
+const REFUSALS = new Set(['ValidationException', 'ItemCollectionSizeLimitExceededException']);
 const TIMEOUT_NAMES = new Set(['TimeoutError', 'RequestTimeout', 'RequestTimeoutException']);
 
 /**
  * - throttle: the whole call was refused for capacity; retry, and count the items as throttled.
  * - transient: 5xx, connection reset, time-out; retry.
- * - invalid: the table refused the request (ValidationException); retrying cannot help, but a smaller
- *   request may: the batch is split to find the offending items.
+ * - invalid: the table refused the request (ValidationException, an item collection over its size
+ *   limit); retrying cannot help, but a smaller request may: the batch is split to find the offending items.
  * - fatal: the import cannot go on (missing table, no permission, bad credentials).
  * @typedef {'throttle' | 'transient' | 'invalid' | 'fatal'} ErrorKind
  */
@@ -24,7 +28,7 @@ export function classifyError(error) {
   const e = /** @type {{ name?: string, code?: string, $metadata?: { httpStatusCode?: number }, $retryable?: unknown }} */ (error ?? {});
   const name = e.name ?? '';
   if (THROTTLES.has(name)) return 'throttle';
-  if (name === 'ValidationException') return 'invalid';
+  if (REFUSALS.has(name)) return 'invalid';
   const status = e.$metadata?.httpStatusCode;
   if (status !== undefined && status >= 500) return 'transient';
   if (TIMEOUT_NAMES.has(name) || (e.code !== undefined && NETWORK_CODES.has(e.code)) || NETWORK_CODES.has(name)) return 'transient';

@@ -23,6 +23,9 @@ export async function checkTable(dynamodb, config) {
   const typeOf = new Map((description?.AttributeDefinitions ?? []).map((d) => [d.AttributeName, d.AttributeType]));
   const hash = keySchema.find((k) => k.KeyType === 'HASH')?.AttributeName;
   const range = keySchema.find((k) => k.KeyType === 'RANGE')?.AttributeName;
+  if (hash === undefined) {
+    throw new TableError(`DescribeTable of "${config.table}" in ${config.region} gave no partition key in its key schema; check that the endpoint is DynamoDB (or a faithful emulator) and the table is ACTIVE`);
+  }
 
   if (hash !== config.keyColumn) {
     throw new TableError(`table "${config.table}" has partition key "${hash}", but keyColumn is "${config.keyColumn}"; set keyColumn to the CSV column that holds "${hash}"`);
