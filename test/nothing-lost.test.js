@@ -193,6 +193,27 @@ describe('a stalled or broken S3 body', () => {
 });
 
 describe('past one invocation: checkpoints and continuations', () => {
+  it('stops on time when the rows at the cadence of the clock are rejected ones', async () => {
+    // Every 64th row is short: the clock used to be read only after a good row whose count was a multiple
+    // of 64, so this file was read to its end in one segment whatever the time.
+    const table = await createTable(dynamodb);
+    let csv = 'id,name,n\n';
+    /** @type {string[]} */
+    const good = [];
+    for (let i = 1; i <= 3_200; i++) {
+      if (i % 64 === 0) csv += `r${i},short\n`;
+      else {
+        csv += `r${i},name ${i},${i}\n`;
+        good.push(`r${i}`);
+      }
+    }
+    await upload(s3, 'segments/cadence.csv', csv);
+    const summary = summaryOf(await handler({ bucket: TEST_BUCKET, key: 'segments/cadence.csv', table, columnTypes: 'n:N', segmentMs: 100 }));
+    expect(summary.segments).toBeGreaterThan(1);
+    expect(summary).toMatchObject({ rowsRead: 3_200, written: good.length, rejected: 50, balanced: true });
+    await expectTableHoldsExactly(dynamodb, table, good);
+  });
+
   it('continues in-process from checkpoints through at least 10 segments, with exact totals and true line numbers', async () => {
     const table = await createTable(dynamodb);
     const { csv, good, rejected } = mixedCsv(30_000);
