@@ -12,6 +12,7 @@ import { resolveConfig } from './config.js';
 import { ConfigError } from './errors.js';
 import { invokeSelf } from './job/continuation.js';
 import { runShardedJob, wantsShards } from './job/fan-out.js';
+import { markShardFailed } from './job/job-status.js';
 import { runImport } from './job/import-segment.js';
 import { logger } from './observe/logger.js';
 
@@ -50,7 +51,12 @@ export async function runJob(payload, config, context) {
     const next = { ...payload, checkpoint: outcome.checkpoint };
     if (current.continuation === 'invoke') {
       if (context === undefined) throw new ConfigError('continuation', 'invoke', 'a new invocation needs the Lambda context (invokedFunctionArn); off Lambda, use "in-process"');
-      await invokeSelf(current, context.invokedFunctionArn, next);
+      try {
+        await invokeSelf(current, context.invokedFunctionArn, next);
+      } catch (error) {
+        await markShardFailed(clients.s3, current, outcome.checkpoint.jobId, current.shard?.index ?? 0, String(error)).catch((statusError) => logger.error('job status not written', { jobId: outcome.checkpoint.jobId, error: String(statusError) }));
+        throw error;
+      }
       logger.info('continued in a new invocation', { jobId: outcome.checkpoint.jobId, segments: outcome.checkpoint.segments, byte: outcome.checkpoint.byte });
       return { continued: true, jobId: outcome.checkpoint.jobId, segments: outcome.checkpoint.segments, byte: outcome.checkpoint.byte, rowsRead: outcome.checkpoint.totals.rowsRead };
     }

@@ -3,9 +3,11 @@
  * refuses, throttles, 5xx, resets, hung calls, a stalled or broken S3 body, and the 15-minute limit.
  * All against DynamoDB Local and the S3 emulator, with faults injected by proxies on 127.0.0.1.
  */
+import http from 'node:http';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { handler } from '../src/handler.js';
 import { generatedCsv, mixedCsv, summaryOf } from './support/imports.js';
+import { jobIdOfObject, readJobStatus } from '../src/job/job-status.js';
 import { openSource } from '../src/source/s3-object.js';
 import { startFaultProxy } from './support/fault-proxy.js';
 import { startLambdaEndpoint } from './support/lambda-endpoint.js';
@@ -28,9 +30,13 @@ async function dynamodbFaults(faults) {
   return proxy;
 }
 
-/** Routes the function's S3 traffic through a fault proxy for this test. @param {import('./support/s3-fault-proxy.js').BodyFault[]} faults */
-async function s3Faults(faults) {
-  const proxy = await startS3FaultProxy({ target: env.S3_ENDPOINT, faults });
+/**
+ * Routes the function's S3 traffic through a fault proxy for this test.
+ * @param {import('./support/s3-fault-proxy.js').BodyFault[]} faults
+ * @param {Pick<Parameters<typeof startS3FaultProxy>[0], 'refuseWrites' | 'refuseAfterMs'>} [writes]
+ */
+async function s3Faults(faults, writes = {}) {
+  const proxy = await startS3FaultProxy({ target: env.S3_ENDPOINT, faults, ...writes });
   process.env.S3_ENDPOINT = proxy.endpoint;
   onCleanup(() => proxy.stop());
   return proxy;
@@ -67,6 +73,26 @@ describe('the rejects file', () => {
     const items = await scanAll(dynamodb, table);
     expect(items.map((item) => item.id.S).sort()).toEqual(['1', '8']);
     expect(items.find((item) => item.id.S === '8')?.name).toEqual({ S: 'Fay "F"' });
+  });
+
+  it('fails the import with a clear error and a failed status when its upload is refused mid-import', async () => {
+    // Every row is rejected with a large row, so the rejects file passes its 8 MB part size while rows are
+    // still being read, and its first part upload is refused. The reader used to wait for 'drain' forever.
+    const table = await createTable(dynamodb);
+    const filler = 'x'.repeat(1_000);
+    let csv = 'id,name,n\n';
+    for (let i = 1; i <= 40_000; i++) csv += `r${i},${filler},not-a-number\n`;
+    await upload(s3, 'refused/input.csv', csv);
+    // The part uploads are refused after a second, as a slow one would be: meanwhile the reader fills the
+    // rejects stream and waits for it to drain.
+    const proxy = await s3Faults([], { refuseWrites: (key, method, query) => key.startsWith('refused-rejects/') && method === 'PUT' && query.has('partNumber'), refuseAfterMs: 1_000 });
+    const run = handler({ bucket: TEST_BUCKET, key: 'refused/input.csv', table, columnTypes: 'n:N', rejectsPrefix: 'refused-rejects/' });
+    const timeout = new Promise((resolve) => setTimeout(() => resolve(new Error('still running after 60 s')), 60_000).unref());
+    const outcome = await Promise.race([run.then(() => new Error('the import succeeded'), (/** @type {Error} */ error) => error), timeout]);
+    expect(String(outcome)).toMatch(/could not write the rejects file s3:\/\/test-imports\/refused-rejects\/refused\/input\.csv\/.*\(\w+: .*\); the function needs s3:PutObject/);
+    expect(proxy.counts.refusedWrites).toBeGreaterThan(0);
+    const status = await readJobStatus(s3, TEST_BUCKET, '_imports/', await jobIdOfObject(s3, TEST_BUCKET, 'refused/input.csv'));
+    expect(status?.shards[0]).toMatchObject({ state: 'failed', error: expect.stringMatching(/could not write the rejects file/) });
   });
 
   it('is not written when nothing is rejected', async () => {
@@ -259,6 +285,28 @@ describe('past one invocation: checkpoints and continuations', () => {
     expect(await rejectedLinesIn(s3, summary.rejectsObjects)).toEqual(rejected);
     await expectTableHoldsExactly(dynamodb, table, good);
     console.info(JSON.stringify({ figures: 'continuations by self-invocation', seconds: summary.seconds, invocations: lambda.invocations.length }));
+  });
+});
+
+describe('a segment that fails leaves a failed status, not a running one', () => {
+  it('when its hand-over to the next invocation cannot be made', async () => {
+    // A Lambda endpoint on a port nothing listens on: the continuation's Invoke call is refused.
+    const closed = http.createServer();
+    await new Promise((resolve) => closed.listen(0, '127.0.0.1', () => resolve(undefined)));
+    const { port } = /** @type {import('node:net').AddressInfo} */ (closed.address());
+    await new Promise((resolve) => closed.close(() => resolve(undefined)));
+    process.env.CONTINUATION = 'invoke';
+    process.env.LAMBDA_ENDPOINT = `http://127.0.0.1:${port}`;
+    const table = await createTable(dynamodb);
+    await upload(s3, 'handover/input.csv', generatedCsv(20_000, 8));
+    // 60.2 s left with a 60 s margin: the segment reads for about 0.2 s, then hands over.
+    const started = performance.now();
+    const context = { invokedFunctionArn: 'arn:aws:lambda:us-east-1:123456789012:function:f', getRemainingTimeInMillis: () => 60_200 - (performance.now() - started) };
+    const failure = await handler({ bucket: TEST_BUCKET, key: 'handover/input.csv', table, timeMarginMs: 60_000 }, /** @type {any} */ (context)).catch((/** @type {Error} */ error) => error);
+    expect(String(failure)).toMatch(/could not invoke arn:aws:lambda:us-east-1:123456789012:function:f to continue the job .*lambda:InvokeFunction on itself/);
+    const status = await readJobStatus(s3, TEST_BUCKET, '_imports/', await jobIdOfObject(s3, TEST_BUCKET, 'handover/input.csv'));
+    expect(status?.shards[0]).toMatchObject({ state: 'failed', error: expect.stringMatching(/could not invoke/) });
+    expect(status?.shards[0].handedOverAt).toBeDefined();
   });
 });
 

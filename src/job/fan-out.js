@@ -10,8 +10,8 @@ import pLimit from 'p-limit';
 import { ConfigError, JobError } from '../errors.js';
 import { jobIdFor } from './checkpoint.js';
 import { invokeSelf } from './continuation.js';
-import { getJson, putJson, readJobStatus } from './job-status.js';
-import { planKey, shardStatusKey } from './object-keys.js';
+import { getJson, markShardFailed, putJson, readJobStatus } from './job-status.js';
+import { planKey } from './object-keys.js';
 import { openSource } from '../source/s3-object.js';
 import { planShards } from './shard-plan.js';
 import { isGzip, peek } from '../source/compression.js';
@@ -127,7 +127,7 @@ export async function runShardedJob(payload, config, { clients, logger, function
     if (result.code === 0) continue;
     // A worker that died without saying so (killed, out of memory): record it, so that the job shows it failed.
     const index = /** @type {{ shard: { index: number } }} */ (todo[i]).shard.index;
-    await markFailedIfUnfinished(clients.s3, config, plan.jobId, index, `worker process exited with ${result.signal ?? `code ${result.code}`}`);
+    await markShardFailed(clients.s3, config, plan.jobId, index, `worker process exited with ${result.signal ?? `code ${result.code}`}`);
   }
   const final = await readJobStatus(clients.s3, config.bucket, config.statusPrefix, plan.jobId, plan);
   if (final === undefined) throw new JobError(`job ${plan.jobId} left no status in s3://${config.bucket}/${config.statusPrefix}`);
@@ -138,18 +138,6 @@ export async function runShardedJob(payload, config, { clients, logger, function
     throw new JobError(`job ${plan.jobId}: ${failed.length} of ${plan.shards.length} shards did not finish (${failed.join('; ')}); run the job again to re-run only those`);
   }
   return summary;
-}
-
-/**
- * @param {import('@aws-sdk/client-s3').S3Client} s3
- * @param {Readonly<ImportConfig>} config
- * @param {string} jobId @param {number} index @param {string} error
- */
-async function markFailedIfUnfinished(s3, config, jobId, index, error) {
-  const key = shardStatusKey(config.statusPrefix, jobId, index);
-  const current = await getJson(s3, config.bucket, key);
-  if (current?.state === 'done' || current?.state === 'failed') return;
-  await putJson(s3, config.bucket, key, { ...(current ?? { jobId, shard: index, rowsRead: 0, written: 0, rejected: 0 }), state: 'failed', error, updatedAt: new Date().toISOString() });
 }
 
 /**

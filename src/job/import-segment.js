@@ -50,9 +50,8 @@ export async function runImport(config, { clients, logger, stopBy = Infinity, pu
     onCollapse: () => report.stats.duplicatesCollapsed++,
   });
   const records = createRecordParser({ delimiter: config.delimiter, lineOffset: start.line, fieldCount: header?.length });
-  let reading;
   try {
-    reading = await readRows({
+    const reading = await readRows({
       body: input.body,
       records,
       buildItem: header === undefined ? undefined : createItemBuilder(header, config, source),
@@ -67,17 +66,18 @@ export async function runImport(config, { clients, logger, stopBy = Infinity, pu
     });
     await shuffle.drain();
     await writer.flush();
+    input.close();
+    if (reading.stoppedEarly && header !== undefined) {
+      return await report.finish({ handOver: true, byte: start.byte + reading.bytesDone, line: records.linesRead(), header, gzip: input.gzip });
+    }
+    const unsplittable = input.gzip && (config.shards > 1 || config.bytesPerShard !== undefined);
+    return await report.finish({ handOver: false, note: unsplittable ? 'the file is gzip-compressed, which cannot be split: it ran as one shard' : undefined });
   } catch (error) {
+    // A failure anywhere, the rejects file's or the final status's included, leaves a failed status.
     input.close();
     // Stop reading, but let the calls already sent finish and be counted before failing.
     await writer.flush().catch(() => {});
     await report.fail(error);
     throw error;
   }
-  input.close();
-  if (reading.stoppedEarly && header !== undefined) {
-    return report.finish({ handOver: true, byte: start.byte + reading.bytesDone, line: records.linesRead(), header, gzip: input.gzip });
-  }
-  const unsplittable = input.gzip && (config.shards > 1 || config.bytesPerShard !== undefined);
-  return report.finish({ handOver: false, note: unsplittable ? 'the file is gzip-compressed, which cannot be split: it ran as one shard' : undefined });
 }

@@ -32,7 +32,8 @@ import { jobIdFor } from './checkpoint.js';
 /**
  * @typedef {Partial<import('./import-segment.js').ImportSummary> & {
  *   jobId: string, shard: number, shards: number, state: ShardState, updatedAt: string,
- *   rowsRead: number, written: number, rejected: number, error?: string, runner?: ReturnType<typeof runnerOf>
+ *   rowsRead: number, written: number, rejected: number, error?: string, runner?: ReturnType<typeof runnerOf>,
+ *   handedOverAt?: { byte: number, line: number }
  * }} ShardStatus
  */
 
@@ -105,6 +106,20 @@ async function getJsonOnce(s3, bucket, key) {
   } catch (error) {
     throw new JobError(`s3://${bucket}/${key} is not JSON; it is written by the importer and should not be edited`, { cause: error });
   }
+}
+
+/**
+ * Marks a shard failed, unless its status says it ended already: for failures its own segment could not
+ * record (a worker killed, a hand-over that could not be made).
+ * @param {import('@aws-sdk/client-s3').S3Client} s3
+ * @param {Pick<import('../config.js').ImportConfig, 'bucket' | 'statusPrefix'>} config
+ * @param {string} jobId @param {number} index @param {string} error
+ */
+export async function markShardFailed(s3, config, jobId, index, error) {
+  const key = shardStatusKey(config.statusPrefix, jobId, index);
+  const current = await getJson(s3, config.bucket, key);
+  if (current?.state === 'done' || current?.state === 'failed') return;
+  await putJson(s3, config.bucket, key, { ...(current ?? { jobId, shard: index, rowsRead: 0, written: 0, rejected: 0 }), state: 'failed', error, updatedAt: new Date().toISOString() });
 }
 
 /**

@@ -74,11 +74,15 @@ export async function startSegmentReport({ config, s3, logger, start, jobId, sou
   status.update(statusNow('running'));
   logger.info(segment === 1 ? 'import started' : 'import resumed', { ...context, bytes: source.contentLength, fromByte: start.byte, concurrency: config.concurrency });
 
-  /** Closes the rejects file (its object joins the job's list) and stops the throughput line. */
-  async function closeRejects() {
-    const written = await rejects.close();
-    if (written !== undefined) rejectsObjects.push(written.key);
-    throughput.stop();
+  /** @type {Promise<void> | undefined} */
+  let rejectsClosed;
+  /** Closes the rejects file (its object joins the job's list, once) and stops the throughput line. */
+  function closeRejects() {
+    rejectsClosed ??= rejects.close().then((written) => {
+      if (written !== undefined) rejectsObjects.push(written.key);
+      throughput.stop();
+    });
+    return rejectsClosed;
   }
 
   return {

@@ -1,7 +1,9 @@
 /**
  * The rejects file: every row that will not be written, streamed as CSV to an object in the source
  * bucket (never held whole in memory): the row's line, a reason code, a message and its original fields.
- * The object is created on the first rejection; no rejects, no object.
+ * The object is created on the first rejection; no rejects, no object. If the upload fails, the stream is
+ * ended at once, a reader waiting for it to drain is woken, and the next write or close throws the
+ * failure: an import never waits on an upload that has died.
  */
 import { PassThrough } from 'node:stream';
 import { AwsCallError } from '../errors.js';
@@ -20,8 +22,10 @@ export function createRejectsWriter({ s3, bucket, key, header }) {
   let body;
   /** @type {Promise<unknown> | undefined} */
   let done;
-  /** @type {unknown} */
+  /** @type {AwsCallError | undefined} */
   let failure;
+  /** @type {Promise<{ bucket: string, key: string, rows: number } | undefined> | undefined} */
+  let closed;
   let rows = 0;
 
   function open() {
@@ -29,38 +33,64 @@ export function createRejectsWriter({ s3, bucket, key, header }) {
     // lib-storage is loaded on the first rejection: most imports reject nothing. Writes wait in the stream meanwhile.
     done = import('@aws-sdk/lib-storage')
       .then(({ Upload }) => new Upload({ client: s3, params: { Bucket: bucket, Key: key, Body: stream, ContentType: 'text/csv; charset=utf-8' }, partSize: 8 << 20, queueSize: 2 }).done())
-      .catch((error) => {
-        failure = error;
-        stream.resume(); // keep accepting writes so the import is not held up; close() reports the failure
-      });
+      .then(
+        () => undefined,
+        (error) => {
+          failure = new AwsCallError(`write the rejects file s3://${bucket}/${key}`, error, 's3:PutObject on it');
+          stream.destroy(); // wakes a reader waiting for 'drain' (lib-storage may have destroyed it already)
+        },
+      );
     stream.write(csvLine(['line', 'reason', 'message', ...(header() ?? [])]));
     return stream;
+  }
+
+  /** Resolves when the stream drains or ends (the upload failed); rejects with the upload's failure. @param {PassThrough} stream */
+  function drainOf(stream) {
+    return new Promise((resolve, reject) => {
+      const settle = () => {
+        stream.off('drain', settle);
+        stream.off('close', settle);
+        // A stream closed by a failing upload: its failure is known once lib-storage has given up.
+        (stream.destroyed ? /** @type {Promise<unknown>} */ (done) : Promise.resolve()).then(() => (failure === undefined ? resolve(undefined) : reject(failure)));
+      };
+      stream.on('drain', settle);
+      stream.on('close', settle);
+    });
   }
 
   return {
     /** @param {Rejection} rejection */
     write(rejection) {
+      if (failure !== undefined) throw failure;
       body ??= open();
       rows++;
       body.write(csvLine([String(rejection.line), rejection.reason, rejection.message, ...rejection.fields]));
     },
 
-    /** True while the upload is behind; the reader should wait for `drained()`. */
-    backlogged: () => body !== undefined && body.writableNeedDrain,
+    /** True while the upload is behind (or has failed); the reader should wait for `drained()`. */
+    backlogged: () => failure !== undefined || (body !== undefined && (body.writableNeedDrain || body.destroyed)),
 
     /** @returns {Promise<void>} */
-    drained: () => (body === undefined || !body.writableNeedDrain ? Promise.resolve() : new Promise((resolve) => body?.once('drain', () => resolve(undefined)))),
+    drained: () => {
+      if (failure !== undefined) return Promise.reject(failure);
+      if (body === undefined || !(body.writableNeedDrain || body.destroyed)) return Promise.resolve();
+      return drainOf(body);
+    },
 
     /**
      * Ends the object. Resolves to its location and row count, or undefined if nothing was rejected.
+     * Throws the upload's failure, every time it is called.
      * @returns {Promise<{ bucket: string, key: string, rows: number } | undefined>}
      */
-    async close() {
-      if (body === undefined) return undefined;
-      body.end();
-      await done;
-      if (failure !== undefined) throw new AwsCallError(`write the rejects file s3://${bucket}/${key}`, failure, 's3:PutObject on it');
-      return { bucket, key, rows };
+    close() {
+      closed ??= (async () => {
+        if (body === undefined) return undefined;
+        body.end();
+        await done;
+        if (failure !== undefined) throw failure;
+        return { bucket, key, rows };
+      })();
+      return closed;
     },
   };
 }
