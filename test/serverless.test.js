@@ -37,6 +37,18 @@ describe('sls package', () => {
     for (const value of Object.values(fn.Environment.Variables)) expect(typeof value).toBe('string');
   });
 
+  it('reserves the concurrency the reservedConcurrency parameter asks for, and none by default', async () => {
+    expect(template.Resources.ImportLambdaFunction.Properties.ReservedConcurrentExecutions).toBeUndefined();
+    const reserved = mkdtempSync(path.join(os.tmpdir(), 'sls-package-'));
+    try {
+      await run(sls, ['package', '--package', reserved, '--param=reservedConcurrency=50'], { env: offline, timeout: 120_000 });
+      const withParam = JSON.parse(readFileSync(path.join(reserved, 'cloudformation-template-update-stack.json'), 'utf8'));
+      expect(withParam.Resources.ImportLambdaFunction.Properties.ReservedConcurrentExecutions).toBe(50);
+    } finally {
+      rmSync(reserved, { recursive: true, force: true });
+    }
+  });
+
   it('scopes every IAM statement: no wildcard action, no "*" resource', () => {
     const statements = template.Resources.IamRoleLambdaExecution.Properties.Policies.flatMap((/** @type {any} */ p) => p.PolicyDocument.Statement);
     expect(statements.length).toBeGreaterThanOrEqual(4);

@@ -9,6 +9,8 @@ import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { startCapacityModel } from '../bench/capacity-model.js';
 import { handler } from '../src/handler.js';
+import { MAX_SHARDS } from '../src/config.js';
+import { shardCountFor, shardPayloads } from '../src/job/fan-out.js';
 import { readJobStatus } from '../src/job/job-status.js';
 import { generatedCsv, mixedCsv } from './support/imports.js';
 import { startLambdaEndpoint } from './support/lambda-endpoint.js';
@@ -183,6 +185,43 @@ describe('a sharded job', () => {
     }
     // And it took at least the time the cap allows.
     expect(busySeconds.length).toBeGreaterThanOrEqual(Math.floor(totals.wcu / maxWcu));
+  });
+
+  it('is planned anew when a re-run corrects the delimiter before any shard has written, and refuses other options once shards have', async () => {
+    const table = await createTable(dynamodb);
+    const csv = mixedCsv(4_000).csv.replaceAll(',', ';');
+    await upload(s3, 'sharded/semicolons.csv', csv);
+    const options = { bucket: TEST_BUCKET, key: 'sharded/semicolons.csv', table, columnTypes: 'n:N', shards: 2 };
+    // With the wrong delimiter the header is one column: every shard fails before its first write.
+    await expect(handler({ ...options, delimiter: ',' })).rejects.toThrow(/2 of 2 shards did not finish/);
+    const job = jobSummaryOf(await handler({ ...options, delimiter: ';' }));
+    expect(job).toMatchObject({ state: 'done', rowsRead: 4_000, balanced: true, started: 2 });
+    const status = await readJobStatus(s3, TEST_BUCKET, '_imports/', job.jobId);
+    expect(status?.plan?.header).toEqual(['id', 'name', 'n']);
+    await expect(handler({ ...options, delimiter: ';', shards: 3 })).rejects.toThrow(/Invalid option "shards": got 3; job .* was planned with shards 2 and 2 of its 2 shards have started; run it again with shards 2/);
+  });
+});
+
+describe('shardPayloads and shardCountFor', () => {
+  const plan = /** @type {import('../src/job/job-status.js').JobPlan} */ ({
+    jobId: 'j', bucket: 'b', key: 'k', etag: 'e', bytes: 800, header: ['id'], createdAt: '',
+    shards: Array.from({ length: 8 }, (_, index) => ({ index, start: 1 + index * 100, end: 101 + index * 100, line: 1 + index })),
+  });
+
+  it('gives each shard its share of the job cap, wherever the cap came from', () => {
+    // The cap in the payload, or only in MAX_WCU: each shard carries 800 / 8 either way, never the whole cap.
+    for (const payload of [{ bucket: 'b', key: 'k', shards: 8, maxWcu: 800 }, { bucket: 'b', key: 'k', shards: 8 }]) {
+      const payloads = shardPayloads(payload, plan, 800);
+      expect(payloads.map((shard) => shard.maxWcu)).toEqual(Array(8).fill(100));
+      expect(payloads.every((shard) => shard.shards === undefined)).toBe(true);
+    }
+    expect(shardPayloads({ bucket: 'b', key: 'k', maxWcu: 800 }, plan, undefined).every((shard) => shard.maxWcu === undefined)).toBe(true);
+  });
+
+  it('caps the shards bytesPerShard asks for at MAX_SHARDS, and says so', () => {
+    expect(shardCountFor({ shards: 1, bytesPerShard: 1 << 20 }, 5 * 2 ** 30)).toEqual({ wanted: MAX_SHARDS, capped: `bytesPerShard 1048576 asks for 5120 shards; a job has at most ${MAX_SHARDS}` });
+    expect(shardCountFor({ shards: 1, bytesPerShard: 1 << 20 }, 3 * 2 ** 20)).toEqual({ wanted: 3 });
+    expect(shardCountFor({ shards: 4, bytesPerShard: undefined }, 100)).toEqual({ wanted: 4 });
   });
 });
 

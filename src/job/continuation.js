@@ -1,7 +1,14 @@
 /**
- * Hands a job on to a new asynchronous invocation of this same function, with its checkpoint.
+ * Hands a job on to a new asynchronous invocation of this same function, with its checkpoint (or a
+ * shard, with its range), after checking that the payload fits.
  */
-import { AwsCallError } from '../errors.js';
+import { AwsCallError, JobError } from '../errors.js';
+
+/**
+ * Largest payload sent: Lambda takes up to 1 MB in an asynchronous invocation; this leaves room for the
+ * envelope of the on-failure record that carries the payload to the queue.
+ */
+export const MAX_ASYNC_PAYLOAD_BYTES = 1_000_000;
 
 /** @typedef {import('@aws-sdk/client-lambda').LambdaClient} LambdaClient */
 
@@ -14,6 +21,15 @@ const clients = new Map();
  * @param {Record<string, unknown>} payload
  */
 export async function invokeSelf(config, functionArn, payload) {
+  const body = JSON.stringify(payload);
+  const bytes = Buffer.byteLength(body);
+  if (bytes > MAX_ASYNC_PAYLOAD_BYTES) {
+    const headerBytes = Buffer.byteLength(JSON.stringify(/** @type {any} */ (payload).checkpoint?.header ?? /** @type {any} */ (payload).shard?.header ?? []));
+    throw new JobError(
+      `the payload to continue the job is ${bytes} bytes, over the ${MAX_ASYNC_PAYLOAD_BYTES} an asynchronous invocation may carry (the header takes ${headerBytes}); ` +
+        'shorten the column names, or import the file in one invocation (no shards, and a segmentMs long enough) or from a machine with the command line',
+    );
+  }
   // Loaded when first needed: most imports never hand over, and the client costs memory.
   const { InvokeCommand, LambdaClient } = await import('@aws-sdk/client-lambda');
   const cacheKey = `${config.region} ${config.lambdaEndpoint}`;
@@ -23,8 +39,8 @@ export async function invokeSelf(config, functionArn, payload) {
     clients.set(cacheKey, lambda);
   }
   try {
-    await lambda.send(new InvokeCommand({ FunctionName: functionArn, InvocationType: 'Event', Payload: JSON.stringify(payload) }));
+    await lambda.send(new InvokeCommand({ FunctionName: functionArn, InvocationType: 'Event', Payload: body }));
   } catch (error) {
-    throw new AwsCallError(`invoke ${functionArn} to continue the job`, error, 'lambda:InvokeFunction on itself', `. To resume by hand, invoke it with this payload: ${JSON.stringify(payload)}`);
+    throw new AwsCallError(`invoke ${functionArn} to continue the job`, error, 'lambda:InvokeFunction on itself', `. To resume by hand, invoke it with this payload: ${body}`);
   }
 }

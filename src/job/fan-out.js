@@ -7,6 +7,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import pLimit from 'p-limit';
+import { MAX_SHARDS } from '../config.js';
 import { ConfigError, JobError } from '../errors.js';
 import { jobIdFor } from './checkpoint.js';
 import { invokeSelf } from './continuation.js';
@@ -22,7 +23,7 @@ import { isGzip, peek } from '../source/compression.js';
 const WORKER = fileURLToPath(new URL('../worker.js', import.meta.url));
 
 /** Options of the job that do not pass on to its shards. */
-const JOB_ONLY = ['shards', 'bytesPerShard', 'checkpoint', 'shard'];
+const JOB_ONLY = ['shards', 'bytesPerShard', 'checkpoint', 'shard', 'maxWcu'];
 
 /**
  * True when the job asks to be sharded (it may still turn out to be one shard, see planJob).
@@ -45,11 +46,11 @@ export async function planJob(config, s3) {
   const jobId = jobIdFor(config.bucket, config.key, source.etag);
   /** @type {JobPlan | undefined} */
   const existing = await getJson(s3, config.bucket, planKey(config.statusPrefix, jobId));
-  if (existing !== undefined) {
+  if (existing !== undefined && (await keepPlan(existing, config, s3))) {
     source.body.destroy();
     return existing;
   }
-  const wanted = config.shards > 1 ? config.shards : Math.ceil(source.contentLength / (config.bytesPerShard ?? Infinity));
+  const { wanted, capped } = shardCountFor(config, source.contentLength);
   const { first, body } = await peek(source.body);
   // A gzip stream cannot be entered mid-way: the job runs as one import, whose summary says so.
   if (wanted <= 1 || isGzip(first)) {
@@ -57,6 +58,7 @@ export async function planJob(config, s3) {
     return undefined;
   }
   const planned = await planShards(body, { bytes: source.contentLength, shards: wanted, delimiter: config.delimiter, where });
+  const note = [capped, planned.note].filter((part) => part !== undefined).join('; ');
   /** @type {JobPlan} */
   const plan = {
     jobId,
@@ -66,27 +68,66 @@ export async function planJob(config, s3) {
     bytes: source.contentLength,
     header: planned.header,
     shards: planned.shards,
-    maxWcu: config.maxWcu,
+    options: planOptionsOf(config),
     createdAt: new Date().toISOString(),
-    ...(planned.note === undefined ? {} : { note: planned.note }),
+    ...(note === '' ? {} : { note }),
   };
   await putJson(s3, config.bucket, planKey(config.statusPrefix, jobId), plan);
   return plan;
 }
 
 /**
- * The payload of each shard, from the job's payload.
+ * How many shards a job of this size gets: `shards`, or one per `bytesPerShard`, at most MAX_SHARDS (each
+ * shard is a concurrent invocation: bytesPerShard on a huge file must not ask for tens of thousands).
+ * @param {Pick<ImportConfig, 'shards' | 'bytesPerShard'>} config @param {number} bytes
+ * @returns {{ wanted: number, capped?: string }}
+ */
+export function shardCountFor(config, bytes) {
+  const asked = config.shards > 1 ? config.shards : Math.ceil(bytes / (config.bytesPerShard ?? Infinity));
+  if (asked <= MAX_SHARDS) return { wanted: asked };
+  return { wanted: MAX_SHARDS, capped: `bytesPerShard ${config.bytesPerShard} asks for ${asked} shards; a job has at most ${MAX_SHARDS}` };
+}
+
+/** The options a plan is cut by: a run that asks for others needs another plan. @param {Readonly<ImportConfig>} config */
+const planOptionsOf = (config) => ({ delimiter: config.delimiter, shards: config.shards, bytesPerShard: config.bytesPerShard ?? null });
+
+/**
+ * Whether a run goes on with the plan an earlier run of this job left: yes when it asks for the same
+ * options; when it asks for others, the job is planned anew if none of its shards has started (a plan
+ * cut with a wrong delimiter fails every shard before its first write), and refused otherwise.
+ * @param {JobPlan} plan @param {Readonly<ImportConfig>} config @param {import('@aws-sdk/client-s3').S3Client} s3
+ */
+async function keepPlan(plan, config, s3) {
+  const wanted = planOptionsOf(config);
+  const changed = plan.options === undefined ? [] : /** @type {Array<keyof typeof wanted>} */ (Object.keys(wanted)).filter((name) => plan.options?.[name] !== wanted[name]);
+  if (changed.length === 0) return true;
+  const status = await readJobStatus(s3, config.bucket, config.statusPrefix, plan.jobId, plan);
+  const started = status?.shards.filter((shard) => shard.state === 'done' || shard.state === 'running' || (shard.written ?? 0) > 0).length ?? 0;
+  if (started === 0) return false;
+  const option = changed[0];
+  throw new ConfigError(
+    option,
+    wanted[option],
+    `job ${plan.jobId} was planned with ${option} ${JSON.stringify(plan.options?.[option])} and ${started} of its ${plan.shards.length} shards have started; run it again with ${option} ${JSON.stringify(plan.options?.[option])}, or delete s3://${config.bucket}/${planKey(config.statusPrefix, plan.jobId)} to plan it anew (rows already written are written again)`,
+  );
+}
+
+/**
+ * The payload of each shard, from the job's payload: the job's WCU cap (from the payload or MAX_WCU) is
+ * shared between the shards, and each shard carries its share, so that none reads the whole cap from
+ * the environment.
  * @param {Record<string, unknown>} payload
  * @param {JobPlan} plan
+ * @param {number | undefined} maxWcu  the job's cap
  * @returns {Array<Record<string, unknown>>}
  */
-export function shardPayloads(payload, plan) {
+export function shardPayloads(payload, plan, maxWcu) {
   const common = Object.fromEntries(Object.entries(payload).filter(([name]) => !JOB_ONLY.includes(name)));
   const count = plan.shards.length;
-  const maxWcu = plan.maxWcu === undefined ? undefined : Math.max(1, Math.floor(plan.maxWcu / count));
+  const share = maxWcu === undefined ? undefined : Math.max(1, Math.floor(maxWcu / count));
   return plan.shards.map((range) => ({
     ...common,
-    ...(maxWcu === undefined ? {} : { maxWcu }),
+    ...(share === undefined ? {} : { maxWcu: share }),
     shard: { jobId: plan.jobId, etag: plan.etag, index: range.index, count, start: range.start, end: range.end, line: range.line, header: plan.header },
   }));
 }
@@ -109,7 +150,7 @@ export async function runShardedJob(payload, config, { clients, logger, function
   const plan = await planJob(config, clients.s3);
   if (plan === undefined) return undefined;
   const status = await readJobStatus(clients.s3, config.bucket, config.statusPrefix, plan.jobId, plan);
-  const payloads = shardPayloads(payload, plan);
+  const payloads = shardPayloads(payload, plan, config.maxWcu);
   const todo = payloads.filter((_, index) => status?.shards[index]?.state !== 'done');
   const skipped = payloads.length - todo.length;
   logger.info('job planned', { jobId: plan.jobId, bucket: config.bucket, key: config.key, shards: plan.shards.length, starting: todo.length, alreadyDone: skipped, note: plan.note });

@@ -25,8 +25,11 @@ import { createRecordScanner } from '../records/record-scanner.js';
  * @property {string} [note]  why the plan differs from what was asked for
  */
 
-/** Bytes of the header record read at most; a longer first record is not a header. */
-const MAX_HEADER_BYTES = 1 << 20;
+/**
+ * Bytes of the header record read at most; a longer first record is not a header. Every shard's payload
+ * carries the header, and a payload may be at most 1 MB (job/continuation.js).
+ */
+const MAX_HEADER_BYTES = 256 << 10;
 
 /**
  * @param {AsyncIterable<Buffer>} body  the whole object, from byte 0
