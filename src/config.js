@@ -11,6 +11,8 @@ import { parseCheckpoint, parseShardSpec } from './job/checkpoint.js';
  * @typedef {object} ImportConfig
  * @property {string} bucket            source bucket
  * @property {string} key               source object key
+ * @property {string | undefined} versionId  the object version to import (versioned buckets; an S3 event names it)
+ * @property {string | undefined} etag  the object version to import, by its ETag (an S3 event names it): another fails
  * @property {string} table             target DynamoDB table
  * @property {string} keyColumn         CSV column holding the table's partition key
  * @property {string | undefined} sortKeyColumn  CSV column holding the table's sort key, if it has one
@@ -56,6 +58,8 @@ export const MAX_SHARDS = 1000;
 const OPTIONS = [
   { name: 'bucket', parse: requiredString },
   { name: 'key', parse: requiredString },
+  { name: 'versionId', parse: optionalString },
+  { name: 'etag', parse: (raw, name) => (raw === undefined ? undefined : requiredString(raw, name).replaceAll('"', '')) },
   { name: 'table', env: 'TABLE_NAME', parse: tableName },
   { name: 'keyColumn', env: 'KEY_COLUMN', fallback: 'id', parse: requiredString },
   { name: 'sortKeyColumn', env: 'SORT_KEY_COLUMN', parse: optionalString },

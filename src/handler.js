@@ -96,7 +96,14 @@ export function jobsFromEvent(event) {
     if (typeof s3?.bucket?.name !== 'string' || typeof s3?.object?.key !== 'string') {
       throw new ConfigError(`Records[${i}]`, record?.eventSource ?? record, 'each record must be an S3 event with s3.bucket.name and s3.object.key');
     }
-    // S3 notifications URL-encode keys, with "+" for spaces.
-    return { bucket: s3.bucket.name, key: decodeURIComponent(s3.object.key.replace(/\+/g, ' ')) };
+    // S3 notifications URL-encode keys, with "+" for spaces. The version the event announces is the one
+    // imported: a quicker second upload has its own event, and must not be imported twice under this one.
+    const { versionId, eTag } = s3.object;
+    return {
+      bucket: s3.bucket.name,
+      key: decodeURIComponent(s3.object.key.replace(/\+/g, ' ')),
+      ...(typeof versionId === 'string' && versionId !== '' && versionId !== 'null' ? { versionId } : {}),
+      ...(typeof eTag === 'string' && eTag !== '' ? { etag: eTag } : {}),
+    };
   });
 }

@@ -1,3 +1,4 @@
+import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
 import { handler } from '../src/handler.js';
@@ -108,5 +109,27 @@ describe('import against DynamoDB Local and the S3 emulator', () => {
     delete process.env.TABLE_NAME;
     expect(result.imports.map((s) => s.written)).toEqual([2, 1]);
     expect((await scanAll(dynamodb, table)).length).toBe(3);
+  });
+
+  it('imports the version its S3 event names: a quicker second upload is not imported twice under the first event', async () => {
+    const table = await createTable(dynamodb);
+    process.env.TABLE_NAME = table;
+    const etagOfUpload = async (/** @type {string} */ body) => {
+      await upload(s3, 'imports/twice.csv', body);
+      const head = await s3.send(new HeadObjectCommand({ Bucket: TEST_BUCKET, Key: 'imports/twice.csv' }));
+      return /** @type {string} */ (head.ETag);
+    };
+    const first = await etagOfUpload('id,v\nfirst,1\n');
+    const second = await etagOfUpload('id,v\nsecond,2\n');
+    const event = (/** @type {string} */ eTag) => ({ Records: [{ eventSource: 'aws:s3', s3: { bucket: { name: TEST_BUCKET }, object: { key: 'imports/twice.csv', eTag: eTag.replaceAll('"', ''), size: 1 } } }] });
+    try {
+      // The first upload's event arrives after the second upload: it names a version that is gone.
+      await expect(handler(event(first))).rejects.toThrow(/s3:\/\/test-imports\/imports\/twice.csv was replaced during the import \(ETag \w+, now [\w ]+\)/);
+      const summary = summaryOf(await handler(event(second)));
+      expect(summary).toMatchObject({ written: 1, balanced: true });
+      expect((await scanAll(dynamodb, table)).map((item) => item.id.S)).toEqual(['second']);
+    } finally {
+      delete process.env.TABLE_NAME;
+    }
   });
 });

@@ -130,10 +130,10 @@ export function parseCheckpoint(raw, name) {
  */
 
 /**
- * @param {Pick<import('../config.js').ImportConfig, 'checkpoint' | 'shard'>} config
+ * @param {Pick<import('../config.js').ImportConfig, 'checkpoint' | 'shard' | 'etag'>} config
  * @returns {SegmentStart}
  */
-export function segmentStart({ checkpoint, shard }) {
+export function segmentStart({ checkpoint, shard, etag }) {
   return {
     segment: (checkpoint?.segments ?? 0) + 1,
     byte: checkpoint?.byte ?? shard?.start ?? 0,
@@ -141,7 +141,7 @@ export function segmentStart({ checkpoint, shard }) {
     line: checkpoint?.line ?? shard?.line ?? 0,
     header: checkpoint?.header ?? shard?.header,
     jobId: checkpoint?.jobId ?? shard?.jobId,
-    etag: checkpoint?.etag ?? shard?.etag,
+    etag: checkpoint?.etag ?? shard?.etag ?? etag,
     gzip: checkpoint?.gzip === true,
     shard: shard?.index ?? 0,
     shards: shard?.count ?? 1,

@@ -42,7 +42,7 @@ export function wantsShards(config) {
  */
 export async function planJob(config, s3) {
   const where = `s3://${config.bucket}/${config.key}`;
-  const source = await openSource(s3, config.bucket, config.key, { idleTimeoutMs: config.readIdleTimeoutMs, maxReopens: config.maxReopens });
+  const source = await openSource(s3, config.bucket, config.key, { etag: config.etag, versionId: config.versionId, idleTimeoutMs: config.readIdleTimeoutMs, maxReopens: config.maxReopens });
   const jobId = jobIdFor(config.bucket, config.key, source.etag);
   /** @type {JobPlan | undefined} */
   const existing = await getJson(s3, config.bucket, planKey(config.statusPrefix, jobId));

@@ -9,7 +9,7 @@ import { openSource } from './s3-object.js';
 
 /**
  * @param {import('@aws-sdk/client-s3').S3Client} s3
- * @param {Pick<import('../config.js').ImportConfig, 'bucket' | 'key' | 'readIdleTimeoutMs' | 'maxReopens'>} config
+ * @param {Pick<import('../config.js').ImportConfig, 'bucket' | 'key' | 'versionId' | 'readIdleTimeoutMs' | 'maxReopens'>} config
  * @param {object} at
  * @param {number} at.byte      first byte to read: of the object, or of the decompressed stream when `gzip`
  * @param {number | undefined} at.end  one past the last byte of the object to read
@@ -22,6 +22,7 @@ export async function openBytes(s3, config, { byte, end, etag, gzip }, onReopen)
     start: gzip ? 0 : byte,
     end,
     etag,
+    versionId: config.versionId,
     idleTimeoutMs: config.readIdleTimeoutMs,
     maxReopens: config.maxReopens,
     onReopen,

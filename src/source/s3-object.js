@@ -22,6 +22,7 @@ import { describeError, SourceError, StallError } from '../errors.js';
  * @property {number} [start]          first byte to read (a continuation starts mid-object)
  * @property {number} [end]            one past the last byte to read (a shard ends mid-object); default: the end
  * @property {string} [etag]           the version to read; a different one fails
+ * @property {string} [versionId]      the version to read, in a versioned bucket
  * @property {number} [idleTimeoutMs]  a body that sends nothing for this long is re-opened
  * @property {number} [maxReopens]     re-opens in a row without a new byte before giving up
  * @property {(event: { position: number, reopens: number, error: string }) => void} [onReopen]
@@ -34,13 +35,13 @@ import { describeError, SourceError, StallError } from '../errors.js';
  * @param {SourceOptions} [options]
  * @returns {Promise<Source>}
  */
-export async function openSource(s3, bucket, key, { start = 0, end, etag, idleTimeoutMs = 10_000, maxReopens = 5, onReopen } = {}) {
+export async function openSource(s3, bucket, key, { start = 0, end, etag, versionId, idleTimeoutMs = 10_000, maxReopens = 5, onReopen } = {}) {
   const where = `s3://${bucket}/${key}`;
   let reopens = 0;
   let first;
   for (let failures = 1; first === undefined; failures++) {
     try {
-      first = await getObject(s3, bucket, key, start, end, etag, idleTimeoutMs);
+      first = await getObject(s3, bucket, key, { start, end, etag, versionId, idleTimeoutMs });
     } catch (error) {
       if (error instanceof SourceError || failures > maxReopens) throw error;
       reopens++;
@@ -60,7 +61,7 @@ export async function openSource(s3, bucket, key, { start = 0, end, etag, idleTi
       while (position < last) {
         const before = position;
         try {
-          body ??= (await getObject(s3, bucket, key, position, end, pinned, idleTimeoutMs)).body;
+          body ??= (await getObject(s3, bucket, key, { start: position, end, etag: pinned, versionId, idleTimeoutMs })).body;
           for await (const chunk of untilIdle(body, idleTimeoutMs)) {
             position += chunk.length;
             yield chunk;
@@ -118,13 +119,10 @@ async function* untilIdle(body, idleTimeoutMs) {
  * @param {import('@aws-sdk/client-s3').S3Client} s3
  * @param {string} bucket
  * @param {string} key
- * @param {number} start
- * @param {number | undefined} end
- * @param {string | undefined} etag
- * @param {number} idleTimeoutMs
+ * @param {{ start: number, end: number | undefined, etag: string | undefined, versionId: string | undefined, idleTimeoutMs: number }} at
  * @returns {Promise<{ body: Readable, etag: string, size: number }>}
  */
-async function getObject(s3, bucket, key, start, end, etag, idleTimeoutMs) {
+async function getObject(s3, bucket, key, { start, end, etag, versionId, idleTimeoutMs }) {
   const where = `s3://${bucket}/${key}`;
   const abort = new AbortController();
   const timer = setTimeout(() => abort.abort(new StallError(idleTimeoutMs)), idleTimeoutMs);
@@ -137,6 +135,7 @@ async function getObject(s3, bucket, key, start, end, etag, idleTimeoutMs) {
         // No Range from byte 0, so that an empty object reads as empty rather than failing with 416.
         Range: end !== undefined ? `bytes=${start}-${end - 1}` : start > 0 ? `bytes=${start}-` : undefined,
         IfMatch: etag === undefined ? undefined : `"${etag}"`,
+        VersionId: versionId,
       }),
       { abortSignal: abort.signal },
     );
