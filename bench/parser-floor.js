@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * The parser alone: csv-parse with the importer's options (src/csv-records.js) over generated rows held
+ * The parser alone: the record guard and csv-parse with the importer's options (src/records/csv-records.js) over generated rows held
  * in memory, no S3, no calls. Its rows/s bounds what one thread that parses can import.
  *   node bench/parser-floor.js [rows]   prints `{"secondsPer100k": ..., "rowsPerSecond": ...}`
  */
@@ -14,10 +14,10 @@ export async function parserFloor(rows, runs = 3) {
   const chunks = [...csvChunks({ rows, seed: 11, sorted: false })];
   const seconds = [];
   for (let run = 0; run < runs; run++) {
-    const { parser, toRow } = createRecordParser({ delimiter: ',' });
+    const { input, parser, toRow } = createRecordParser({ delimiter: ',' });
     const started = performance.now();
     let records = 0;
-    Readable.from(chunks).pipe(parser);
+    Readable.from(chunks).pipe(input);
     for await (const output of parser) if (toRow(output).fields !== undefined) records++;
     if (records !== rows + 1) throw new Error(`parsed ${records} records of ${rows + 1}`);
     seconds.push((performance.now() - started) / 1000);

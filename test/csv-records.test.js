@@ -1,17 +1,24 @@
+import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createRecordParser } from '../src/records/csv-records.js';
 
-/** @param {string | Buffer} text @param {string} [delimiter] */
-async function rows(text, delimiter = ',') {
-  const { parser, toRow } = createRecordParser({ delimiter });
-  parser.end(text);
+/**
+ * @param {string | Buffer | Buffer[]} text  chunks, to cut sequences and records at chunk ends
+ * @param {string} [delimiter] @param {import('../src/config.js').Encoding} [encoding]
+ */
+async function rows(text, delimiter = ',', encoding = 'utf-8') {
+  const { input, parser, toRow } = createRecordParser({ delimiter, encoding });
+  Readable.from(Array.isArray(text) ? text : [text]).pipe(input);
   const out = [];
   for await (const output of parser) {
     const row = toRow(output);
-    out.push(row.fields === undefined ? { line: row.line, reason: row.reason } : { line: row.line, fields: row.fields });
+    out.push(row.fields === undefined ? { line: row.line, reason: row.reason, endByte: row.endByte } : { line: row.line, fields: row.fields, endByte: row.endByte });
   }
-  return out;
+  return out.map(({ endByte: _, ...row }) => row);
 }
+
+/** Every way to cut `bytes` in two. @param {Buffer} bytes */
+const cuts = (bytes) => Array.from({ length: bytes.length + 1 }, (_, at) => [bytes.subarray(0, at), bytes.subarray(at)]);
 
 describe('createRecordParser', () => {
   it('numbers records by the line they start on, past empty lines and quoted newlines', async () => {
@@ -54,5 +61,74 @@ describe('createRecordParser', () => {
       { line: 1, fields: ['id', 'name'] },
       { line: 2, fields: ['1', 'Zoë'] },
     ]);
+  });
+
+  it('rejects a stray opening quote as its own line, and reads the rows after it as the file has them', async () => {
+    // The issue's case: the quote on line 2 is never closed where it should be; the quote of line 1003
+    // would have closed it, taking the 1,000 lines between into one field of one item.
+    let text = 'id,name,city\n1,"Ann,Paris\n';
+    for (let i = 2; i <= 1_001; i++) text += `${i},Name ${i},Town\n`;
+    text += '1002,Zed "the" Last,Rome\n';
+    const out = await rows(text);
+    expect(out[1]).toEqual({ line: 2, reason: 'MALFORMED_CSV' });
+    expect(out.slice(2).map((row) => row.line)).toEqual(Array.from({ length: 1_001 }, (_, i) => i + 3));
+    expect(out.at(-1)).toEqual({ line: 1_003, fields: ['1002', 'Zed "the" Last', 'Rome'] });
+  });
+
+  it('rejects a quoted field closed by a quote followed by other text, and goes on at the next line', async () => {
+    const text = 'id,a\n1,"x"y\n2,"multi\nline"z\n3,ok\n4,"fine"\n';
+    expect(await rows(text)).toEqual([
+      { line: 1, fields: ['id', 'a'] },
+      { line: 2, reason: 'MALFORMED_CSV' },
+      { line: 3, reason: 'MALFORMED_CSV' },
+      { line: 4, reason: 'FIELD_COUNT' }, // the rest of line 3's record, 'line"z', read as a line of its own
+      { line: 5, fields: ['3', 'ok'] },
+      { line: 6, fields: ['4', 'fine'] },
+    ]);
+  });
+
+  it('keeps quotes inside an unquoted field as written', async () => {
+    expect(await rows('id,h\n1,5\'11"\n2,say "hi"\n')).toEqual([
+      { line: 1, fields: ['id', 'h'] },
+      { line: 2, fields: ['1', '5\'11"'] },
+      { line: 3, fields: ['2', 'say "hi"'] },
+    ]);
+  });
+
+  it('rejects a record past 1 MiB (an unclosed quote, a line with no end) and reads on', async () => {
+    const huge = 'x'.repeat((1 << 20) + 10);
+    expect(await rows(`id,a\n1,${huge}\n2,ok\n3,"${huge}\n4,ok\n`)).toEqual([
+      { line: 1, fields: ['id', 'a'] },
+      { line: 2, reason: 'RECORD_TOO_LARGE' },
+      { line: 3, fields: ['2', 'ok'] },
+      { line: 4, reason: 'RECORD_TOO_LARGE' },
+      { line: 5, fields: ['4', 'ok'] },
+    ]);
+  });
+
+  it('rejects a record with bytes that are not UTF-8, unless the encoding says how to read them', async () => {
+    const text = Buffer.concat([Buffer.from('id,name\n1,M'), Buffer.from([0xfc]), Buffer.from('ller\n2,Zo\u00eb\n3,"a\nb'), Buffer.from([0xc3]), Buffer.from('"\n4,ok\n')]);
+    const expected = [
+      { line: 1, fields: ['id', 'name'] },
+      { line: 2, reason: 'INVALID_UTF8' },
+      { line: 3, fields: ['2', 'Zoë'] },
+      { line: 4, reason: 'INVALID_UTF8' },
+      { line: 6, fields: ['4', 'ok'] },
+    ];
+    // However the chunks cut the bytes, multi-byte sequences included.
+    for (const [head, tail] of cuts(text)) expect(await rows([head, tail])).toEqual(expected);
+    const latin = Buffer.concat([Buffer.from('id,name\n1,M'), Buffer.from([0xfc]), Buffer.from('ller '), Buffer.from([0x80]), Buffer.from('\n')]);
+    expect((await rows(latin, ',', 'windows-1252'))[1]).toEqual({ line: 2, fields: ['1', 'Müller €'] });
+    expect((await rows(latin, ',', 'latin1'))[1]).toEqual({ line: 2, fields: ['1', 'Müller \u0080'] });
+  });
+
+  it('gives each record the file offset of its end, past lines the guard replaced', async () => {
+    const text = 'id,a\n1,"x"y\n2,ok\n';
+    const { input, parser, toRow } = createRecordParser({ delimiter: ',' });
+    input.end(text);
+    const ends = [];
+    for await (const output of parser) ends.push(toRow(output).endByte);
+    expect(ends).toEqual([5, 12, 17]);
+    expect(text.length).toBe(17);
   });
 });

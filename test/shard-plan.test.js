@@ -19,8 +19,8 @@ const corpus = JSON.parse(readFileSync(new URL('./fixtures/expected.json', impor
  * @param {string[] | undefined} header  given when `bytes` start after it
  */
 async function parseAll(bytes, delimiter, lineOffset, header) {
-  const { parser, toRow } = createRecordParser({ delimiter, lineOffset, fieldCount: header?.length });
-  parser.end(bytes);
+  const { input, parser, toRow } = createRecordParser({ delimiter, lineOffset, fieldCount: header?.length });
+  input.end(bytes);
   /** @type {string[]} */
   const out = [];
   let headerSeen = header !== undefined;

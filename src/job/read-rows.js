@@ -4,7 +4,7 @@
  * Every 64 records, good or rejected, it checks the time: past `stopBy` it stops at that record boundary,
  * if the segment has bytes left to read.
  */
-import { RowError } from '../errors.js';
+import { HeaderError, RowError } from '../errors.js';
 
 /** @typedef {(fields: string[], line: number) => import('../items/item-builder.js').BuiltItem} BuildItem */
 
@@ -31,10 +31,11 @@ export async function readRows({ body, records, buildItem, onHeader, pass, repor
   let bytesDone = 0;
   let sinceClock = 0;
   body.on('error', (error) => parser.destroy(error));
-  body.pipe(parser);
+  body.pipe(records.input);
   for await (const output of parser) {
     const row = toRow(output);
     if (row.fields === undefined) {
+      if (buildItem === undefined) throw new HeaderError(`the header line cannot be read: ${row.message}`);
       stats.rowsRead++;
       report.rejectRow(row, row.line, row.partialFields);
     } else if (buildItem === undefined) {

@@ -1,9 +1,11 @@
 /**
  * A CSV byte stream as an ordered stream of records, each with the line it starts on, and of malformed
- * records, each with its line and what is wrong. Parsing goes on after a malformed record.
+ * records, each with its line and what is wrong. Parsing goes on after a malformed record. The bytes go
+ * through the record guard (strict quoting, a bound on a record's size, UTF-8 checked) into csv-parse.
  */
 import { parse } from 'csv-parse';
 import { csvReadingOptions } from './csv-options.js';
+import { createRecordGuard, STAND_IN } from './record-guard.js';
 
 /**
  * @typedef {object} CsvRecord
@@ -16,7 +18,7 @@ import { csvReadingOptions } from './csv-options.js';
  * @typedef {object} CsvSkip
  * @property {undefined} fields
  * @property {number} line
- * @property {'MALFORMED_CSV' | 'FIELD_COUNT'} reason
+ * @property {'MALFORMED_CSV' | 'FIELD_COUNT' | 'RECORD_TOO_LARGE' | 'INVALID_UTF8'} reason
  * @property {string} message
  * @property {string[]} partialFields  what could be read of the record
  * @property {number} [endByte]  bytes consumed up to the end of this record, when known
@@ -28,10 +30,19 @@ import { csvReadingOptions } from './csv-options.js';
  * `lineOffset` is the number of lines before its first byte, so that line numbers stay those of the whole
  * file, and `fieldCount` the header's length, so that every record is held to the header's count (by
  * default the first record, the header, sets it).
- * @param {{ delimiter: string, lineOffset?: number, fieldCount?: number }} options
+ * @param {{ delimiter: string, lineOffset?: number, fieldCount?: number, encoding?: import('../config.js').Encoding }} options
  */
-export function createRecordParser({ delimiter, lineOffset = 0, fieldCount }) {
+export function createRecordParser({ delimiter, lineOffset = 0, fieldCount, encoding = 'utf-8' }) {
   let expectedFields = fieldCount;
+  const guard = createRecordGuard({ delimiter, utf8: encoding === 'utf-8' });
+  const { problems, shifts, invalidUtf8 } = guard;
+  // File offsets are parser offsets plus the length the guard's stand-ins took out or put in before them.
+  let shift = 0;
+  const fileOffset = (/** @type {number} */ parserBytes) => {
+    while (shifts.length > 0 && shifts[0].at <= parserBytes) shift += /** @type {{ delta: number }} */ (shifts.shift()).delta;
+    return parserBytes + shift;
+  };
+  const decodeFields = encoding === 'windows-1252' ? windows1252Fields : undefined;
   // Start line of the next record: the line after the previous record's end, past skipped empty lines.
   // Records and skips pass through one ordered stream, so this bookkeeping runs in file order.
   // csv-parse counts a CRLF inside a quoted field as two lines, so its count is only trusted to say
@@ -48,6 +59,8 @@ export function createRecordParser({ delimiter, lineOffset = 0, fieldCount }) {
 
   const parser = parse({
     ...csvReadingOptions(delimiter),
+    // Latin-1 maps each byte to one character; windows-1252 differs only in 0x80-0x9F, mapped after.
+    encoding: encoding === 'utf-8' ? 'utf8' : 'latin1',
     // Field counts are checked in toRow against the header: csv-parse would take the first record it
     // sees as the reference, which mid-file may be a bad one.
     relax_column_count: true,
@@ -94,8 +107,25 @@ export function createRecordParser({ delimiter, lineOffset = 0, fieldCount }) {
         partialFields: error.record ?? [],
       };
     }
-    const { record, lines, emptyLines, bytes } = output;
+    const { lines, emptyLines } = output;
+    const record = decodeFields === undefined ? output.record : decodeFields(output.record);
     const line = startLine(lines, emptyLines, record) + lineOffset;
+    const bytes = fileOffset(output.bytes);
+    if (record.length === 1 && record[0] === STAND_IN && problems.length > 0) {
+      const problem = /** @type {import('./record-guard.js').GuardProblem} */ (problems.shift());
+      return { fields: undefined, line, reason: problem.reason, message: `line ${line}: ${problem.message}`, partialFields: [problem.text], endByte: bytes };
+    }
+    if (invalidUtf8.length > 0 && invalidUtf8[0] < bytes) {
+      while (invalidUtf8.length > 0 && invalidUtf8[0] < bytes) invalidUtf8.shift();
+      return {
+        fields: undefined,
+        line,
+        reason: 'INVALID_UTF8',
+        message: `line ${line}: the record has bytes that are not UTF-8 (shown as U+FFFD here); if the file is in another encoding, set the encoding option (windows-1252, latin1)`,
+        partialFields: record,
+        endByte: bytes,
+      };
+    }
     expectedFields ??= record.length;
     if (record.length !== expectedFields) {
       return {
@@ -113,7 +143,21 @@ export function createRecordParser({ delimiter, lineOffset = 0, fieldCount }) {
   /** Lines of the file up to the end of the last row returned by toRow. */
   const linesRead = () => lastEndLine + lineOffset;
 
-  return { parser, toRow, linesRead };
+  guard.stream.pipe(parser);
+  guard.stream.on('error', (error) => parser.destroy(error));
+  return { input: guard.stream, parser, toRow, linesRead };
+}
+
+// Windows-1252's characters for 0x80-0x9F (undefined bytes keep Latin-1's control characters).
+const WINDOWS_1252 = '\u20ac\u0081\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\u008d\u017d\u008f\u0090\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\u009d\u017e\u0178';
+const C1 = /[\u0080-\u009f]/;
+
+/** Fields read as Latin-1, as windows-1252 has them. @param {string[]} fields */
+function windows1252Fields(fields) {
+  for (let i = 0; i < fields.length; i++) {
+    if (C1.test(fields[i])) fields[i] = fields[i].replace(/[\u0080-\u009f]/g, (c) => WINDOWS_1252[c.charCodeAt(0) - 0x80]);
+  }
+  return fields;
 }
 
 /**
