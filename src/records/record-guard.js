@@ -36,12 +36,36 @@ const STAND_IN_BYTES = Buffer.from(STAND_IN, 'latin1');
  */
 
 /**
+ * The guard as a stream: bytes in, the bytes csv-parse is to read out.
+ * @param {{ delimiter: string, utf8: boolean, maxRecordBytes?: number }} options
+ */
+export function createRecordGuard(options) {
+  const splitter = createRecordSplitter(options);
+  const stream = new Transform({
+    transform(chunk, _encoding, done) {
+      splitter.write(chunk, (part) => stream.push(part));
+      done();
+    },
+    flush(done) {
+      splitter.end((part) => stream.push(part));
+      done();
+    },
+  });
+  return { stream, problems: splitter.problems, shifts: splitter.shifts, invalidUtf8: splitter.invalidUtf8 };
+}
+
+/**
+ * Where records start and end by the guard's rules, with what to pass on to csv-parse. The shard planner
+ * (record-scanner.js) finds its boundaries with this same code, so a shard starts where a segment that
+ * read the whole file would have found a record's start.
  * @param {object} options
  * @param {string} options.delimiter
  * @param {boolean} options.utf8  check that the bytes are UTF-8
  * @param {number} [options.maxRecordBytes]
+ * @param {(boundary: { byte: number, lines: number }) => void} [options.onBoundary]  each record's end: its file
+ *   offset and the line breaks before it (counting them costs a pass over the bytes: planning only)
  */
-export function createRecordGuard({ delimiter, utf8, maxRecordBytes = MAX_RECORD_BYTES }) {
+export function createRecordSplitter({ delimiter, utf8, maxRecordBytes = MAX_RECORD_BYTES, onBoundary }) {
   const delimiterByte = Buffer.from(delimiter, 'utf8')[0];
   /** @type {GuardProblem[]} */
   const problems = [];
@@ -58,6 +82,7 @@ export function createRecordGuard({ delimiter, utf8, maxRecordBytes = MAX_RECORD
   let atStart = true;
   let passed = 0; // bytes passed on to csv-parse
   let consumed = 0; // bytes of the file before `held`
+  let lines = 0; // line breaks of the file before `held` (counted only for onBoundary)
   // A line being dropped (a bad record's first line longer than fits): bytes dropped so far, and why.
   /** @type {{ dropped: number, problem: GuardProblem } | undefined} */
   let skipping;
@@ -163,6 +188,10 @@ export function createRecordGuard({ delimiter, utf8, maxRecordBytes = MAX_RECORD
         pos = i;
         return;
       }
+      if (onBoundary !== undefined) {
+        lines += lineBreaksIn(held, boundary);
+        onBoundary({ byte: consumed + boundary, lines });
+      }
       push(held.subarray(0, boundary));
       passed += boundary;
       consumed += boundary;
@@ -172,32 +201,46 @@ export function createRecordGuard({ delimiter, utf8, maxRecordBytes = MAX_RECORD
     }
   }
 
-  const stream = new Transform({
-    transform(chunk, _encoding, done) {
+  return {
+    problems,
+    shifts,
+    invalidUtf8,
+    /** @param {Buffer} chunk @param {(part: Buffer) => void} push */
+    write(chunk, push) {
       utf8Check?.(chunk, consumed + held.length);
-      let bytes = /** @type {Buffer} */ (chunk);
+      let bytes = chunk;
       if (atStart) {
         atStart = false;
         if (bytes.length >= 3 && bytes[0] === UTF8_BOM[0] && bytes[1] === UTF8_BOM[1] && bytes[2] === UTF8_BOM[2]) {
           // csv-parse drops the BOM: pass it on, and scan the first field from after it.
-          stream.push(bytes.subarray(0, 3));
+          push(bytes.subarray(0, 3));
           passed += 3;
           consumed += 3;
           bytes = bytes.subarray(3);
         }
       }
       held = held.length === 0 ? bytes : Buffer.concat([held, bytes]);
-      scan((part) => stream.push(part), false);
-      done();
+      scan(push, false);
     },
-    flush(done) {
+    /** @param {(part: Buffer) => void} push @returns {{ bytes: number, lines: number }} the file's size and line breaks */
+    end(push) {
       utf8Check?.(Buffer.alloc(0), consumed + held.length, true);
-      scan((part) => stream.push(part), true);
-      if (held.length > 0) stream.push(held);
-      done();
+      scan(push, true);
+      if (onBoundary !== undefined) lines += lineBreaksIn(held, held.length);
+      if (held.length > 0) push(held);
+      return { bytes: consumed + held.length, lines };
     },
-  });
-  return { stream, problems, shifts, invalidUtf8 };
+  };
+}
+
+/** Line breaks in bytes[0, end): CRLF, LF and CR once each. @param {Buffer} bytes @param {number} end */
+function lineBreaksIn(bytes, end) {
+  let breaks = 0;
+  for (let i = 0; i < end; i++) {
+    if (bytes[i] === LF) breaks++;
+    else if (bytes[i] === CR && bytes[i + 1] !== LF) breaks++;
+  }
+  return breaks;
 }
 
 /** The first line break in `bytes` from `from`, or -1. @param {Buffer} bytes @param {number} from */
