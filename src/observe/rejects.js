@@ -44,14 +44,20 @@ export function createRejectsWriter({ s3, bucket, key, header }) {
     return stream;
   }
 
-  /** Resolves when the stream drains or ends (the upload failed); rejects with the upload's failure. @param {PassThrough} stream */
+  /** The upload's end: rejects with its failure. */
+  const uploadEnded = () => /** @type {Promise<unknown>} */ (done).then(() => {
+    if (failure !== undefined) throw failure;
+  });
+
+  /** Resolves when the stream drains; when it is destroyed (the upload failed), rejects with the failure. @param {PassThrough} stream */
   function drainOf(stream) {
+    // Destroyed already (its 'close' may have been emitted): its failure is known once lib-storage gives up.
+    if (stream.destroyed) return uploadEnded();
     return new Promise((resolve, reject) => {
       const settle = () => {
         stream.off('drain', settle);
         stream.off('close', settle);
-        // A stream closed by a failing upload: its failure is known once lib-storage has given up.
-        (stream.destroyed ? /** @type {Promise<unknown>} */ (done) : Promise.resolve()).then(() => (failure === undefined ? resolve(undefined) : reject(failure)));
+        (stream.destroyed ? uploadEnded() : Promise.resolve()).then(resolve, reject);
       };
       stream.on('drain', settle);
       stream.on('close', settle);
