@@ -59,6 +59,7 @@ const OPTION_FLAGS = {
 
 const BUCKET = 'local-imports';
 const TABLE = 'local-items';
+const IDEMPOTENCY_TABLE = 'local-idempotency';
 
 async function main() {
   const { values } = parseArgs({
@@ -115,7 +116,9 @@ async function main() {
     const jobId = await jobIdOfObject(servers.s3, BUCKET, key);
     log(`Job ${jobId}; in another terminal, while this runs: npm run status -- ${jobId} --watch`);
 
-    Object.assign(process.env, servers.env, { TABLE_NAME: TABLE });
+    // As on Lambda, a duplicated invocation of a job is a no-op (src/job/idempotency.js).
+    await servers.createTable(IDEMPOTENCY_TABLE);
+    Object.assign(process.env, servers.env, { TABLE_NAME: TABLE, IDEMPOTENCY_TABLE });
     const { handler } = await import('../src/handler.js');
     log('Importing (one JSON line a second, then the summary)...');
     const summary = /** @type {Record<string, unknown> & { written: number }} */ (await handler(payload));

@@ -43,6 +43,8 @@ import { parseCheckpoint, parseShardSpec } from './job/checkpoint.js';
  * @property {string} statusPrefix      where job status objects go in the source bucket
  * @property {string[]} allowedTables   tables a payload may name besides TABLE_NAME
  * @property {'invoke' | 'in-process'} continuation  how a job goes on past one invocation's time
+ * @property {string | undefined} idempotencyTable  DynamoDB table that makes a duplicated job payload a no-op
+ * @property {string | undefined} runId  any value: runs a payload identical to one that completed, again
  * @property {string | undefined} lambdaEndpoint    endpoint override for self-invocation (tests)
  * @property {string} region            AWS region of the clients
  * @property {string | undefined} dynamodbEndpoint  endpoint override (local mode)
@@ -91,6 +93,8 @@ const OPTIONS = [
   { name: 'statusPrefix', env: 'STATUS_PREFIX', fallback: '_imports/', parse: keyPrefix },
   { name: 'allowedTables', env: 'ALLOWED_TABLES', fallback: '', parse: tableList },
   { name: 'continuation', env: 'CONTINUATION', parse: continuation },
+  { name: 'idempotencyTable', env: 'IDEMPOTENCY_TABLE', parse: (raw, name) => (raw === undefined ? undefined : tableName(raw, name)) },
+  { name: 'runId', parse: optionalString },
   { name: 'lambdaEndpoint', env: 'LAMBDA_ENDPOINT', parse: optionalUrl },
   { name: 'region', env: 'AWS_REGION', fallback: 'us-east-1', parse: requiredString },
   { name: 'dynamodbEndpoint', env: 'DYNAMODB_ENDPOINT', parse: optionalUrl },
@@ -98,7 +102,7 @@ const OPTIONS = [
 ];
 
 /** Options that only the deployment may set: a payload cannot point the function at another server. */
-const ENV_ONLY = new Set(['region', 'dynamodbEndpoint', 's3Endpoint', 'allowedTables', 'continuation', 'lambdaEndpoint']);
+const ENV_ONLY = new Set(['region', 'dynamodbEndpoint', 's3Endpoint', 'allowedTables', 'continuation', 'lambdaEndpoint', 'idempotencyTable']);
 
 export const OPTION_NAMES = OPTIONS.map((option) => option.name);
 

@@ -12,6 +12,7 @@ import { resolveConfig } from './config.js';
 import { ConfigError } from './errors.js';
 import { invokeSelf } from './job/continuation.js';
 import { runShardedJob, wantsShards } from './job/fan-out.js';
+import { runOncePerPayload } from './job/idempotency.js';
 import { markShardFailed } from './job/job-status.js';
 import { runImport } from './job/import-segment.js';
 import { logger } from './observe/logger.js';
@@ -28,7 +29,10 @@ export async function handler(event, context) {
   if (context !== undefined) logger.addContext(context);
   const jobs = jobsFromEvent(event).map((payload) => ({ payload, config: resolveConfig(payload, process.env) }));
   const results = [];
-  for (const job of jobs) results.push(await runJob(job.payload, job.config, context));
+  for (const { payload, config } of jobs) {
+    const runOnce = runOncePerPayload({ table: config.idempotencyTable, dynamodb: clientsFor(config).dynamodb, context, logger }, (job) => runJob(job, config, context));
+    results.push(await runOnce(payload));
+  }
   return results.length === 1 ? results[0] : { imports: results };
 }
 

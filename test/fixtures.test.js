@@ -57,7 +57,7 @@ describe('fixture corpus', () => {
       expect(await listKeys(s3, `rejects/${key}/`)).toEqual([]);
       return;
     }
-    expect(summary.rejectsObjects).toEqual([`rejects/${key}/${summary.jobId}/segment-0001.csv`]);
+    expect(summary.rejectsObjects).toEqual([expect.stringMatching(new RegExp(`^rejects/${key}/${summary.jobId}/segment-0001-[0-9a-f]{8}\\.csv$`))]);
     const [header, ...rows] = await readRejects(s3, summary.rejectsObjects[0]);
     expect(header.slice(0, 3)).toEqual(['line', 'reason', 'message']);
     /** @type {Record<string, number[]>} */

@@ -132,4 +132,15 @@ describe('import against DynamoDB Local and the S3 emulator', () => {
       delete process.env.TABLE_NAME;
     }
   });
+
+  it('refuses a UTF-16 file by its byte order mark, whole or sharded, before writing, instead of reading it as UTF-8', async () => {
+    const table = await createTable(dynamodb);
+    const text = `id,name\n${Array.from({ length: 2_000 }, (_, i) => `u${i},Zoë ${i}`).join('\n')}\n`;
+    await upload(s3, 'utf16/people.csv', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]));
+    for (const options of [{}, { shards: 2 }]) {
+      await expect(handler({ bucket: TEST_BUCKET, key: 'utf16/people.csv', table, ...options })).rejects.toThrow(/the file is UTF-16LE \(its byte order mark says so\), which is not read yet; save it as UTF-8/);
+    }
+    expect(await scanAll(dynamodb, table)).toEqual([]);
+  });
 });
+

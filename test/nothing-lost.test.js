@@ -56,7 +56,7 @@ describe('the rejects file', () => {
     await upload(s3, 'rejects/input.csv', csv);
     const summary = summaryOf(await handler({ bucket: TEST_BUCKET, key: 'rejects/input.csv', table, columnTypes: 'age:N,active:BOOL' }));
     expect(summary).toMatchObject({ rowsRead: 9, written: 2, rejected: 7, balanced: true });
-    expect(summary.rejectsObjects).toEqual([`rejects/rejects/input.csv/${summary.jobId}/segment-0001.csv`]);
+    expect(summary.rejectsObjects).toEqual([expect.stringMatching(new RegExp(`^rejects/rejects/input.csv/${summary.jobId}/segment-0001-[0-9a-f]{8}\\.csv$`))]);
 
     const [header, ...rows] = await readRejects(s3, summary.rejectsObjects[0]);
     expect(header).toEqual(['line', 'reason', 'message', 'id', 'name', 'age', 'active']);
@@ -307,6 +307,38 @@ describe('a segment that fails leaves a failed status, not a running one', () =>
     const status = await readJobStatus(s3, TEST_BUCKET, '_imports/', await jobIdOfObject(s3, TEST_BUCKET, 'handover/input.csv'));
     expect(status?.shards[0]).toMatchObject({ state: 'failed', error: expect.stringMatching(/could not invoke/) });
     expect(status?.shards[0].handedOverAt).toBeDefined();
+  });
+});
+
+describe('a duplicated event or invocation', () => {
+  it('is a no-op: one run while the other runs, the stored result after it ends, and a new run only with a runId', async () => {
+    const idempotencyTable = await createTable(dynamodb);
+    process.env.IDEMPOTENCY_TABLE = idempotencyTable;
+    onCleanup(() => {
+      delete process.env.IDEMPOTENCY_TABLE;
+    });
+    const table = await createTable(dynamodb);
+    const { csv, good, rejected } = mixedCsv(6_000);
+    await upload(s3, 'duplicate/input.csv', csv);
+    const payload = { bucket: TEST_BUCKET, key: 'duplicate/input.csv', table, columnTypes: 'n:N' };
+    // The same event twice at once, as at-least-once delivery may bring it.
+    const [a, b] = await Promise.all([handler(payload), new Promise((resolve) => setTimeout(resolve, 50)).then(() => handler(payload))]);
+    const results = /** @type {Array<Record<string, any>>} */ ([a, b]);
+    const duplicate = results.filter((result) => result.duplicate === true);
+    expect(duplicate).toEqual([{ duplicate: true, note: expect.stringMatching(/another invocation is running this same job payload/) }]);
+    const summary = summaryOf(results.find((result) => result.duplicate !== true));
+    expect(summary).toMatchObject({ rowsRead: 6_000, written: good.length, balanced: true });
+    expect(summary.rejectsObjects.length).toBe(1);
+    expect(await rejectedLinesIn(s3, summary.rejectsObjects)).toEqual(rejected);
+    await expectTableHoldsExactly(dynamodb, table, good);
+
+    // Delivered again after it ended: the stored result, nothing run.
+    const again = summaryOf(await handler(payload));
+    expect(again).toEqual(summary);
+    // On purpose: a new runId runs it again.
+    const rerun = summaryOf(await handler({ ...payload, runId: 'second' }));
+    expect(rerun.startedAt).not.toBe(summary.startedAt);
+    expect(rerun).toMatchObject({ rowsRead: 6_000, written: good.length, balanced: true });
   });
 });
 

@@ -12,6 +12,7 @@ describe('rejects file format', () => {
   });
 
   it('names the object after the source key, the job id and the segment', () => {
-    expect(rejectsKey('rejects/', 'imports/people.csv', 'job-1', 3)).toBe('rejects/imports/people.csv/job-1/segment-0003.csv');
+    expect(rejectsKey('rejects/', 'imports/people.csv', 'job-1', 3, undefined, '0a1b2c3d')).toBe('rejects/imports/people.csv/job-1/segment-0003-0a1b2c3d.csv');
+    expect(rejectsKey('rejects/', 'k.csv', 'job-1', 1, 2, 'ffffffff')).toBe('rejects/k.csv/job-1/shard-0003/segment-0001-ffffffff.csv');
   });
 });

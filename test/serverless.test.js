@@ -109,6 +109,18 @@ describe('sls package', () => {
     });
   });
 
+  it('makes a duplicated job payload a no-op with an idempotency table, which only the function may use', () => {
+    expect(template.Resources.IdempotencyTable.Properties).toMatchObject({
+      BillingMode: 'PAY_PER_REQUEST',
+      KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
+      TimeToLiveSpecification: { AttributeName: 'expiration', Enabled: true },
+    });
+    expect(fnEnvironment().IDEMPOTENCY_TABLE).toBe('csv-import-dev-idempotency');
+    const statements = template.Resources.IamRoleLambdaExecution.Properties.Policies.flatMap((/** @type {any} */ p) => p.PolicyDocument.Statement);
+    const records = statements.filter((/** @type {any} */ s) => [s.Resource].flat().some((r) => JSON.stringify(r).includes('IdempotencyTable')));
+    expect(records).toEqual([{ Effect: 'Allow', Action: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'], Resource: { 'Fn::GetAtt': ['IdempotencyTable', 'Arn'] } }]);
+  });
+
   it('has an encrypted, private, TLS-only source bucket that triggers the import on imports/*.csv', () => {
     const bucket = template.Resources.S3BucketSourceBucket.Properties;
     expect(bucket.BucketEncryption.ServerSideEncryptionConfiguration[0].ServerSideEncryptionByDefault.SSEAlgorithm).toBe('AES256');
@@ -126,10 +138,12 @@ describe('sls invoke local -f import', () => {
   it('runs the handler against the local servers', async () => {
     const { env, dynamodb, s3 } = useLocalServers();
     const table = 'csv-import-dev-items';
-    // The table name serverless.yml gives the function; made once per DynamoDB Local.
-    await createLocalTable(dynamodb, table).catch((error) => {
-      if (error.name !== 'ResourceInUseException') throw error;
-    });
+    // The tables serverless.yml gives the function (items, idempotency records); made once per DynamoDB Local.
+    for (const name of [table, 'csv-import-dev-idempotency']) {
+      await createLocalTable(dynamodb, name).catch((error) => {
+        if (error.name !== 'ResourceInUseException') throw error;
+      });
+    }
     await upload(s3, 'invoke-local/people.csv', 'id,name,score\nx1,Ann,1.5\nx2,Bob,2\nx3,Cy,3\n');
     const { stdout } = await run(sls, ['invoke', 'local', '-f', 'import', '--data', JSON.stringify({ bucket: TEST_BUCKET, key: 'invoke-local/people.csv', columnTypes: 'score:N' })], {
       env: { ...process.env, ...env, SLS_TELEMETRY_DISABLED: '1', SLS_NOTIFICATIONS_MODE: 'off' },
@@ -139,5 +153,8 @@ describe('sls invoke local -f import', () => {
     expect(result).toMatchObject({ table, rowsRead: 3, written: 3, rejected: 0, balanced: true });
     const ids = (await scanAll(dynamodb, table)).map((item) => item.id.S);
     expect(ids).toEqual(expect.arrayContaining(['x1', 'x2', 'x3']));
+    // The job's payload has its idempotency record.
+    const records = await scanAll(dynamodb, 'csv-import-dev-idempotency');
+    expect(records.some((record) => record.status?.S === 'COMPLETED')).toBe(true);
   });
 });

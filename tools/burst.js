@@ -133,9 +133,10 @@ async function runLocally(burst, compare) {
     if (burst.shard) {
       log(`Planning ${burst.invocations} shards...`);
       const payload = { ...payloads[0], shards: burst.invocations };
-      const plan = await planJob(resolveConfig(payload, process.env), servers.s3);
+      const config = resolveConfig(payload, process.env);
+      const plan = await planJob(config, servers.s3);
       if (plan === undefined) throw new Error('the file is too small to shard');
-      payloads = shardPayloads(payload, plan);
+      payloads = shardPayloads(payload, plan, config.maxWcu);
     }
     log(`Starting ${payloads.length} worker processes at once (their logs: ${path.relative(process.cwd(), logDirectory)}/)...`);
     const result = await watchLocalWorkers(servers.s3, payloads, jobIds, logDirectory);

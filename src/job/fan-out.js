@@ -57,7 +57,7 @@ export async function planJob(config, s3) {
     body.destroy();
     return undefined;
   }
-  const planned = await planShards(body, { bytes: source.contentLength, shards: wanted, delimiter: config.delimiter, where });
+  const planned = await planShards(body, { bytes: source.contentLength, shards: wanted, delimiter: config.delimiter, encoding: config.encoding, where });
   const note = [capped, planned.note].filter((part) => part !== undefined).join('; ');
   /** @type {JobPlan} */
   const plan = {
@@ -89,7 +89,7 @@ export function shardCountFor(config, bytes) {
 }
 
 /** The options a plan is cut by: a run that asks for others needs another plan. @param {Readonly<ImportConfig>} config */
-const planOptionsOf = (config) => ({ delimiter: config.delimiter, shards: config.shards, bytesPerShard: config.bytesPerShard ?? null });
+const planOptionsOf = (config) => ({ delimiter: config.delimiter, encoding: config.encoding, shards: config.shards, bytesPerShard: config.bytesPerShard ?? null });
 
 /**
  * Whether a run goes on with the plan an earlier run of this job left: yes when it asks for the same

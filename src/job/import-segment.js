@@ -49,7 +49,7 @@ export async function runImport(config, { clients, logger, stopBy = Infinity, pu
     keyOf: (entry) => entry.keyId,
     onCollapse: () => report.stats.duplicatesCollapsed++,
   });
-  const records = createRecordParser({ delimiter: config.delimiter, lineOffset: start.line, fieldCount: header?.length, encoding: config.encoding });
+  const records = createRecordParser({ delimiter: config.delimiter, lineOffset: start.line, fieldCount: header?.length, encoding: config.encoding, atFileStart: start.byte === 0 });
   try {
     const reading = await readRows({
       body: input.body,

@@ -24,7 +24,7 @@ import { jobIdFor } from './checkpoint.js';
  * @property {number} bytes
  * @property {string[]} header
  * @property {Array<import('./shard-plan.js').ShardRange>} shards
- * @property {{ delimiter: string, shards: number, bytesPerShard: number | null }} [options]  the options it was cut by
+ * @property {{ delimiter: string, encoding: string, shards: number, bytesPerShard: number | null }} [options]  the options it was cut by
  * @property {string} createdAt
  * @property {string} [note]
  */

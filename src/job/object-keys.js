@@ -2,9 +2,12 @@
  * The names of every object a job writes, in one place:
  *   <statusPrefix><job id>/plan.json                                 the plan of a sharded job
  *   <statusPrefix><job id>/shard-0001.json                           each shard's status
- *   <rejectsPrefix><source key>/<job id>/segment-0001.csv            a segment's rejects
- *   <rejectsPrefix><source key>/<job id>/shard-0001/segment-0001.csv a segment's rejects, in a sharded job
+ *   <rejectsPrefix><source key>/<job id>/segment-0001-<run>.csv            a segment's rejects
+ *   <rejectsPrefix><source key>/<job id>/shard-0001/segment-0001-<run>.csv a segment's rejects, in a sharded job
+ * <run> is a random name each segment's run draws, so that two runs of one segment (a retry, a duplicate
+ * that got past the idempotency table) never write the same object.
  */
+import { randomBytes } from 'node:crypto';
 
 /** A 1-based number as the four digits object names use (they then sort in order). @param {number} n */
 export const fourDigits = (n) => String(n).padStart(4, '0');
@@ -15,11 +18,15 @@ export const planKey = (prefix, jobId) => `${prefix}${jobId}/plan.json`;
 /** @param {string} prefix @param {string} jobId @param {number} index 0-based */
 export const shardStatusKey = (prefix, jobId, index) => `${prefix}${jobId}/shard-${fourDigits(index + 1)}.json`;
 
+/** A name for one run of a segment: 8 hex digits. */
+export const newRunName = () => randomBytes(4).toString('hex');
+
 /**
  * @param {string} prefix @param {string} sourceKey @param {string} jobId @param {number} segment  1-based
- * @param {number} [shard]  0-based; only for a shard of a sharded job
+ * @param {number | undefined} shard  0-based; only for a shard of a sharded job
+ * @param {string} run  this run of the segment (newRunName)
  */
-export function rejectsKey(prefix, sourceKey, jobId, segment, shard) {
+export function rejectsKey(prefix, sourceKey, jobId, segment, shard, run) {
   const shardPart = shard === undefined ? '' : `shard-${fourDigits(shard + 1)}/`;
-  return `${prefix}${sourceKey}/${jobId}/${shardPart}segment-${fourDigits(segment)}.csv`;
+  return `${prefix}${sourceKey}/${jobId}/${shardPart}segment-${fourDigits(segment)}-${run}.csv`;
 }

@@ -10,7 +10,7 @@ import { createRejectsWriter } from '../observe/rejects.js';
 import { startThroughputLog } from '../observe/throughput.js';
 import { checkpointAfter } from './checkpoint.js';
 import { createStatusWriter, runnerOf } from './job-status.js';
-import { rejectsKey, shardStatusKey } from './object-keys.js';
+import { newRunName, rejectsKey, shardStatusKey } from './object-keys.js';
 
 /** @typedef {import('./checkpoint.js').Checkpoint} Checkpoint */
 /** @typedef {import('../types.js').Rejection} Rejection */
@@ -43,7 +43,7 @@ export async function startSegmentReport({ config, s3, logger, start, jobId, sou
   const { segment, shard, shards, rejectSample, rejectsObjects } = start;
   const context = { jobId, shard, segment, bucket: config.bucket, key: config.key, table: config.table };
   const stats = createStats(start.totals);
-  const rejects = createRejections(stats, rejectSample, createRejectsWriter({ s3, bucket: config.bucket, key: rejectsKey(config.rejectsPrefix, config.key, jobId, segment, shards > 1 ? shard : undefined), header }));
+  const rejects = createRejections(stats, rejectSample, createRejectsWriter({ s3, bucket: config.bucket, key: rejectsKey(config.rejectsPrefix, config.key, jobId, segment, shards > 1 ? shard : undefined, newRunName()), header }));
   const status = createStatusWriter({
     s3,
     bucket: config.bucket,

@@ -7,6 +7,7 @@
 import { parse } from 'csv-parse/sync';
 import { HeaderError, SourceError } from '../errors.js';
 import { bomLength, csvReadingOptions } from '../records/csv-options.js';
+import { windows1252Fields } from '../records/csv-records.js';
 import { createRecordScanner } from '../records/record-scanner.js';
 
 /**
@@ -37,10 +38,11 @@ const MAX_HEADER_BYTES = 256 << 10;
  * @param {number} options.bytes      the object's size
  * @param {number} options.shards     how many shards are wanted
  * @param {string} options.delimiter
+ * @param {import('../config.js').Encoding} [options.encoding]
  * @param {string} options.where      s3://bucket/key, for messages
  * @returns {Promise<ShardPlan>}
  */
-export async function planShards(body, { bytes, shards, delimiter, where }) {
+export async function planShards(body, { bytes, shards, delimiter, encoding = 'utf-8', where }) {
   /** @type {Buffer[]} */
   const head = [];
   let headBytes = 0;
@@ -53,6 +55,7 @@ export async function planShards(body, { bytes, shards, delimiter, where }) {
 
   const scanner = createRecordScanner({
     delimiter,
+    encoding,
     onBoundary(boundary) {
       if (headerEnd === undefined) {
         // csv-parse skips empty lines before the header: the header ends at the first non-empty record.
@@ -84,7 +87,7 @@ export async function planShards(body, { bytes, shards, delimiter, where }) {
     throw new HeaderError(`the first record of ${where} is longer than ${MAX_HEADER_BYTES} bytes, too long for a header; check the delimiter and the first line`);
   }
   const headerBytes = Buffer.concat(head).subarray(0, headerEnd?.byte ?? headBytes);
-  const header = parseHeader(headerBytes, delimiter, where);
+  const header = parseHeader(headerBytes, delimiter, encoding, where);
   if (headerEnd === undefined) {
     // The header is the whole file (no line break after it): no rows, one empty shard.
     return { header, shards: [], bytes, note: 'the file holds a header and no rows' };
@@ -112,18 +115,18 @@ function isBlank(bytes) {
 
 /**
  * @param {Buffer} bytes  the header record with its line break (and any BOM and empty lines before it)
- * @param {string} delimiter @param {string} where
+ * @param {string} delimiter @param {import('../config.js').Encoding} encoding @param {string} where
  * @returns {string[]}
  */
-function parseHeader(bytes, delimiter, where) {
+function parseHeader(bytes, delimiter, encoding, where) {
   if (isBlank(bytes)) throw new HeaderError(`${where} is empty: there is no header to plan shards by; upload the CSV with its header line`);
   /** @type {string[][]} */
   let records;
   try {
-    records = parse(bytes, csvReadingOptions(delimiter));
+    records = parse(bytes, { ...csvReadingOptions(delimiter), encoding: encoding === 'utf-8' ? 'utf8' : 'latin1' });
   } catch (error) {
     throw new HeaderError(`the header of ${where} cannot be read as CSV (${/** @type {Error} */ (error).message}); fix the first line`, { cause: error });
   }
   if (records.length !== 1 || records[0].length === 0) throw new HeaderError(`the header of ${where} cannot be read as one CSV record; fix the first line`);
-  return records[0];
+  return encoding === 'windows-1252' ? windows1252Fields(records[0]) : records[0];
 }

@@ -30,11 +30,11 @@ import { createRecordGuard, STAND_IN } from './record-guard.js';
  * `lineOffset` is the number of lines before its first byte, so that line numbers stay those of the whole
  * file, and `fieldCount` the header's length, so that every record is held to the header's count (by
  * default the first record, the header, sets it).
- * @param {{ delimiter: string, lineOffset?: number, fieldCount?: number, encoding?: import('../config.js').Encoding }} options
+ * @param {{ delimiter: string, lineOffset?: number, fieldCount?: number, encoding?: import('../config.js').Encoding, atFileStart?: boolean }} options
  */
-export function createRecordParser({ delimiter, lineOffset = 0, fieldCount, encoding = 'utf-8' }) {
+export function createRecordParser({ delimiter, lineOffset = 0, fieldCount, encoding = 'utf-8', atFileStart = true }) {
   let expectedFields = fieldCount;
-  const guard = createRecordGuard({ delimiter, utf8: encoding === 'utf-8' });
+  const guard = createRecordGuard({ delimiter, utf8: encoding === 'utf-8', atFileStart });
   const { problems, shifts, invalidUtf8 } = guard;
   // File offsets are parser offsets plus the length the guard's stand-ins took out or put in before them.
   let shift = 0;
@@ -153,7 +153,7 @@ const WINDOWS_1252 = '\u20ac\u0081\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u20
 const C1 = /[\u0080-\u009f]/;
 
 /** Fields read as Latin-1, as windows-1252 has them. @param {string[]} fields */
-function windows1252Fields(fields) {
+export function windows1252Fields(fields) {
   for (let i = 0; i < fields.length; i++) {
     if (C1.test(fields[i])) fields[i] = fields[i].replace(/[\u0080-\u009f]/g, (c) => WINDOWS_1252[c.charCodeAt(0) - 0x80]);
   }

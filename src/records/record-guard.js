@@ -15,6 +15,7 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { Transform } from 'node:stream';
+import { HeaderError } from '../errors.js';
 import { UTF8_BOM } from './csv-options.js';
 
 const QUOTE = 0x22;
@@ -37,14 +38,18 @@ const STAND_IN_BYTES = Buffer.from(STAND_IN, 'latin1');
 
 /**
  * The guard as a stream: bytes in, the bytes csv-parse is to read out.
- * @param {{ delimiter: string, utf8: boolean, maxRecordBytes?: number }} options
+ * @param {{ delimiter: string, utf8: boolean, atFileStart?: boolean, maxRecordBytes?: number, refuseUtf16?: boolean }} options
  */
 export function createRecordGuard(options) {
   const splitter = createRecordSplitter(options);
   const stream = new Transform({
     transform(chunk, _encoding, done) {
-      splitter.write(chunk, (part) => stream.push(part));
-      done();
+      try {
+        splitter.write(chunk, (part) => stream.push(part));
+        done();
+      } catch (error) {
+        done(/** @type {Error} */ (error));
+      }
     },
     flush(done) {
       splitter.end((part) => stream.push(part));
@@ -61,11 +66,13 @@ export function createRecordGuard(options) {
  * @param {object} options
  * @param {string} options.delimiter
  * @param {boolean} options.utf8  check that the bytes are UTF-8
+ * @param {boolean} [options.atFileStart]  the bytes start at the file's start (where a byte order mark is)
+ * @param {boolean} [options.refuseUtf16]  refuse a UTF-16 byte order mark at the file's start; default: `utf8`
  * @param {number} [options.maxRecordBytes]
  * @param {(boundary: { byte: number, lines: number }) => void} [options.onBoundary]  each record's end: its file
  *   offset and the line breaks before it (counting them costs a pass over the bytes: planning only)
  */
-export function createRecordSplitter({ delimiter, utf8, maxRecordBytes = MAX_RECORD_BYTES, onBoundary }) {
+export function createRecordSplitter({ delimiter, utf8, atFileStart = true, maxRecordBytes = MAX_RECORD_BYTES, refuseUtf16: refuse = utf8, onBoundary }) {
   const delimiterByte = Buffer.from(delimiter, 'utf8')[0];
   /** @type {GuardProblem[]} */
   const problems = [];
@@ -79,7 +86,7 @@ export function createRecordSplitter({ delimiter, utf8, maxRecordBytes = MAX_REC
   let pos = 0;
   let quoted = false;
   let fieldStart = true;
-  let atStart = true;
+  let atStart = atFileStart;
   let passed = 0; // bytes passed on to csv-parse
   let consumed = 0; // bytes of the file before `held`
   let lines = 0; // line breaks of the file before `held` (counted only for onBoundary)
@@ -211,6 +218,7 @@ export function createRecordSplitter({ delimiter, utf8, maxRecordBytes = MAX_REC
       let bytes = chunk;
       if (atStart) {
         atStart = false;
+        if (refuse) refuseUtf16(bytes);
         if (bytes.length >= 3 && bytes[0] === UTF8_BOM[0] && bytes[1] === UTF8_BOM[1] && bytes[2] === UTF8_BOM[2]) {
           // csv-parse drops the BOM: pass it on, and scan the first field from after it.
           push(bytes.subarray(0, 3));
@@ -241,6 +249,15 @@ function lineBreaksIn(bytes, end) {
     else if (bytes[i] === CR && bytes[i + 1] !== LF) breaks++;
   }
   return breaks;
+}
+
+/**
+ * A UTF-16 file (by its byte order mark) cannot be read yet: say so, rather than read its bytes as UTF-8.
+ * @param {Buffer} bytes  the first bytes of the file
+ */
+export function refuseUtf16(bytes) {
+  const bom = bytes[0] === 0xff && bytes[1] === 0xfe ? 'UTF-16LE' : bytes[0] === 0xfe && bytes[1] === 0xff ? 'UTF-16BE' : undefined;
+  if (bom !== undefined) throw new HeaderError(`the file is ${bom} (its byte order mark says so), which is not read yet; save it as UTF-8 (or windows-1252) and import it again`);
 }
 
 /** The first line break in `bytes` from `from`, or -1. @param {Buffer} bytes @param {number} from */

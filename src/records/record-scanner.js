@@ -18,14 +18,17 @@ const ignore = () => {};
 /**
  * @param {object} options
  * @param {string} options.delimiter
+ * @param {import('../config.js').Encoding} [options.encoding]
  * @param {(boundary: Boundary) => boolean | void} options.onBoundary  called at each boundary in order;
  *   return true to stop being called (the scan still counts lines)
  */
-export function createRecordScanner({ delimiter, onBoundary }) {
+export function createRecordScanner({ delimiter, encoding = 'utf-8', onBoundary }) {
   let listening = true;
   const splitter = createRecordSplitter({
     delimiter,
     utf8: false,
+    // The planner reads the file's start as the first segment would: a UTF-16 file is refused here too.
+    refuseUtf16: encoding === 'utf-8',
     onBoundary(boundary) {
       if (listening && onBoundary(boundary) === true) listening = false;
     },
