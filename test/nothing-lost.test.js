@@ -67,7 +67,7 @@ describe('the rejects file', () => {
     expect(byLine.get(5)).toMatchObject({ reason: 'MISSING_KEY', fields: ['', 'NoKey', '1', 'true'] });
     expect(byLine.get(6)).toMatchObject({ reason: 'FIELD_COUNT', fields: ['5', 'Eve'] });
     expect(byLine.get(7)).toMatchObject({ reason: 'ITEM_TOO_LARGE', fields: ['6', big, '1', 'true'] });
-    expect(byLine.get(8)).toMatchObject({ reason: 'REJECTED_BY_TABLE', message: expect.stringMatching(/ValidationException/), fields: [longKey, 'Long', '2', 'true'] });
+    expect(byLine.get(8)).toMatchObject({ reason: 'KEY_TOO_LONG', message: expect.stringMatching(/key column "id" is 2100 bytes; DynamoDB's limit for a partition key is 2048/), fields: [longKey, 'Long', '2', 'true'] });
     expect(byLine.get(10)).toMatchObject({ reason: 'MALFORMED_CSV', message: expect.stringMatching(/^line 10: a quoted field opened on this line is never closed/) });
 
     const items = await scanAll(dynamodb, table);

@@ -6,7 +6,7 @@
 import { v5 as uuidv5 } from 'uuid';
 import { RowError } from '../errors.js';
 import { checkHeader } from './header.js';
-import { itemBytes, MAX_ITEM_BYTES } from './item-size.js';
+import { itemBytes, MAX_ITEM_BYTES, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES } from './item-size.js';
 import { joinKeyId } from './key-id.js';
 import { isDynamoNumber, normalizeNumber } from './numbers.js';
 
@@ -98,6 +98,9 @@ export function createItemBuilder(header, config, source) {
       if (isBlankKey(keyValue)) {
         throw new RowError('MISSING_KEY', `line ${line}: key column "${config.keyColumn}" is empty or only spaces`);
       }
+      if (keyValue.length > 682 && Buffer.byteLength(keyValue) > MAX_PARTITION_KEY_BYTES) {
+        throw new RowError('KEY_TOO_LONG', `line ${line}: key column "${config.keyColumn}" is ${Buffer.byteLength(keyValue)} bytes; DynamoDB's limit for a partition key is ${MAX_PARTITION_KEY_BYTES}`);
+      }
       keyValue = keyIdOf(keyIndex, keyValue);
     }
     let keyId = keyValue;
@@ -105,6 +108,9 @@ export function createItemBuilder(header, config, source) {
       const sortValue = fields[sortIndex];
       if (isBlankKey(sortValue)) {
         throw new RowError('MISSING_KEY', `line ${line}: sort key column "${config.sortKeyColumn}" is empty or only spaces`);
+      }
+      if (sortValue.length > 341 && Buffer.byteLength(sortValue) > MAX_SORT_KEY_BYTES) {
+        throw new RowError('KEY_TOO_LONG', `line ${line}: sort key column "${config.sortKeyColumn}" is ${Buffer.byteLength(sortValue)} bytes; DynamoDB's limit for a sort key is ${MAX_SORT_KEY_BYTES}`);
       }
       keyId = joinKeyId(keyValue, keyIdOf(sortIndex, sortValue));
     }

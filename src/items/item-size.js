@@ -7,6 +7,10 @@ import { numberBytes } from './numbers.js';
 /** DynamoDB's largest item. */
 export const MAX_ITEM_BYTES = 400 * 1024;
 
+/** DynamoDB's longest keys, in UTF-8 bytes (a key typed N is far shorter). */
+export const MAX_PARTITION_KEY_BYTES = 2048;
+export const MAX_SORT_KEY_BYTES = 1024;
+
 /**
  * Item size as DynamoDB counts it: attribute name bytes plus value bytes (a string its UTF-8 bytes, a
  * number one byte per two significant digits plus one, a boolean one).

@@ -13,11 +13,12 @@ export const bomLength = (bytes) => (bytes[0] === UTF8_BOM[0] && bytes[1] === UT
 /**
  * csv-parse's options for a file with this delimiter.
  * @param {string} delimiter
+ * @param {boolean} [atFileStart]  a BOM is dropped at the file's start only: elsewhere U+FEFF is text
  */
-export function csvReadingOptions(delimiter) {
+export function csvReadingOptions(delimiter, atFileStart = true) {
   return {
     delimiter,
-    bom: true,
+    bom: atFileStart,
     // Any line end, even mixed in one file (auto-detection would fix the first one seen).
     record_delimiter: ['\r\n', '\n', '\r'],
     // A stray quote inside a field (5'11", "Ann"x) is kept as written rather than failing the record:

@@ -58,7 +58,7 @@ export function createRecordParser({ delimiter, lineOffset = 0, fieldCount, enco
   }
 
   const parser = parse({
-    ...csvReadingOptions(delimiter),
+    ...csvReadingOptions(delimiter, atFileStart),
     // Latin-1 maps each byte to one character; windows-1252 differs only in 0x80-0x9F, mapped after.
     encoding: encoding === 'utf-8' ? 'utf8' : 'latin1',
     // Field counts are checked in toRow against the header: csv-parse would take the first record it
@@ -112,6 +112,8 @@ export function createRecordParser({ delimiter, lineOffset = 0, fieldCount, enco
     const line = startLine(lines, emptyLines, record) + lineOffset;
     const bytes = fileOffset(output.bytes);
     if (record.length === 1 && record[0] === STAND_IN && problems.length > 0) {
+      // Bytes that are not UTF-8 in the replaced line belong to it, not to the next record.
+      while (invalidUtf8.length > 0 && invalidUtf8[0] < bytes) invalidUtf8.shift();
       const problem = /** @type {import('./record-guard.js').GuardProblem} */ (problems.shift());
       return { fields: undefined, line, reason: problem.reason, message: `line ${line}: ${problem.message}`, partialFields: [problem.text], endByte: bytes };
     }

@@ -1,0 +1,361 @@
+/**
+ * The differential harness: runs the real import (src/handler.js) on the local servers for one case
+ * under some conditions, and compares what it left behind with what the sequential oracle says a
+ * correct import must leave: the table's items, the rejects files and the summary's counts.
+ *
+ * Used by differential.fuzz.js (npm run fuzz); a bounded run can be added to npm test the same way.
+ */
+import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
+import fc from 'fast-check';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { handler } from '../../src/handler.js';
+import { startFaultProxy } from '../support/fault-proxy.js';
+import { createTable, readRejects, TEST_BUCKET } from '../support/local.js';
+import { conditionsArbitrary, describeCase, importCaseArbitrary } from './arbitraries.js';
+import { startJitterProxy } from './jitter-proxy.js';
+import { expectedImport, itemText, keyIdOf, REASONS_WITH_FIELDS, sameItem } from './oracle.js';
+
+/** @typedef {import('./arbitraries.js').ImportCase} ImportCase */
+/** @typedef {import('./arbitraries.js').Conditions} Conditions */
+/** @typedef {ReturnType<typeof import('../support/local.js').useLocalServers>} Local */
+
+/** Where a failing case is saved, to be replayed with FUZZ_REPLAY. */
+export const FAILURE_DIR = join(tmpdir(), 'oracle-fuzz');
+
+/** A small seeded generator (mulberry32), so that a case's faults are drawn the same way on replay. @param {number} seed */
+export function seededRandom(seed) {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * The table a case needs: partition key keyColumn, sort key sortKeyColumn if set, each N or S as typed.
+ * @param {ImportCase['options']} options
+ * @returns {import('../../local/servers.js').TableKeys}
+ */
+export function tableKeysFor(options) {
+  const typeOf = (/** @type {string} */ name) => (Object.getOwnPropertyDescriptor(options.columnTypes, name)?.value === 'N' ? 'N' : 'S');
+  return {
+    partition: { name: options.keyColumn, type: typeOf(options.keyColumn) },
+    ...(options.sortKeyColumn === undefined ? {} : { sort: { name: options.sortKeyColumn, type: typeOf(options.sortKeyColumn) } }),
+  };
+}
+
+/**
+ * Every item of a table, read over plain HTTP: the SDK's unmarshalling turns an attribute named
+ * `__proto__` into an own property whose value is undefined, which would hide exactly what is checked.
+ * @param {Record<string, string>} env  the local servers' environment
+ * @param {string} table
+ * @returns {Promise<Array<Record<string, any>>>}
+ */
+export async function scanTable(env, table) {
+  /** @type {Array<Record<string, any>>} */
+  const items = [];
+  /** @type {unknown} */
+  let startKey;
+  do {
+    const date = new Date().toISOString().replace(/[-:]|\.\d+/g, '');
+    const response = await fetch(env.DYNAMODB_ENDPOINT, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-amz-json-1.0',
+        'x-amz-target': 'DynamoDB_20120810.Scan',
+        'x-amz-date': date,
+        // DynamoDB Local (-sharedDb) reads the credential's scope but does not check the signature.
+        authorization: `AWS4-HMAC-SHA256 Credential=${env.AWS_ACCESS_KEY_ID}/${date.slice(0, 8)}/${env.AWS_REGION}/dynamodb/aws4_request, SignedHeaders=host;x-amz-date, Signature=${'0'.repeat(64)}`,
+      },
+      body: JSON.stringify({ TableName: table, ...(startKey === undefined ? {} : { ExclusiveStartKey: startKey }) }),
+    });
+    const text = await response.text();
+    if (!response.ok) throw new Error(`Scan of ${table} failed: ${response.status} ${text}`);
+    const page = JSON.parse(text);
+    for (const item of page.Items ?? []) items.push(item);
+    startKey = page.LastEvaluatedKey;
+  } while (startKey !== undefined);
+  return items;
+}
+
+/**
+ * @typedef {object} Outcome
+ * @property {Record<string, any> | undefined} summary
+ * @property {unknown} thrown
+ * @property {Array<Record<string, any>>} items
+ * @property {string[][]} rejects   rows of the rejects files: line, reason, message, fields...
+ * @property {Record<string, unknown>} proxies  what the proxies did
+ */
+
+/**
+ * Runs one case for real and returns the differences from the oracle (none: the import was correct).
+ * @param {Local} local
+ * @param {ImportCase} importCase
+ * @param {Conditions} conditions
+ * @returns {Promise<{ differences: string[], expected: import('./oracle.js').Expected, outcome: Outcome }>}
+ */
+export async function runCase(local, importCase, conditions) {
+  const { env, dynamodb, s3 } = local;
+  const { bytes, options } = importCase;
+  const key = `oracle/${randomUUID()}.csv`;
+  const table = await createTable(dynamodb, tableKeysFor(options));
+  const put = await s3.send(new PutObjectCommand({ Bucket: TEST_BUCKET, Key: key, Body: bytes }));
+  const etag = (put.ETag ?? '').replaceAll('"', '');
+  const expected = expectedImport(bytes, { ...options, bucket: TEST_BUCKET, key, etag });
+
+  const { faults } = conditions;
+  const random = seededRandom(conditions.faultSeed);
+  /** @type {Array<() => Promise<void>>} */
+  const stops = [];
+  /** @type {Record<string, unknown>} */
+  const proxies = {};
+  let outcome;
+  try {
+    let endpoint = env.DYNAMODB_ENDPOINT;
+    if (faults.latencyJitterMs > 0) {
+      const jitter = await startJitterProxy({ target: endpoint, maxDelayMs: faults.latencyJitterMs, random });
+      stops.push(() => jitter.stop());
+      proxies.jitter = jitter.counts;
+      endpoint = jitter.endpoint;
+    }
+    const { latencyJitterMs: _jitter, ...shares } = faults;
+    if (Object.values(shares).some((share) => share > 0)) {
+      const proxy = await startFaultProxy({ target: endpoint, ...shares, random });
+      stops.push(() => proxy.stop());
+      proxies.faults = proxy.counts;
+      endpoint = proxy.endpoint;
+    }
+    process.env.DYNAMODB_ENDPOINT = endpoint;
+
+    const event = {
+      bucket: TEST_BUCKET,
+      key,
+      table,
+      ...options,
+      concurrency: conditions.concurrency,
+      maxAttempts: 100,
+      backoffBaseMs: 2,
+      backoffCapMs: 50,
+      requestTimeoutMs: faults.hangCalls > 0 ? 500 : 5_000,
+      rejectsPrefix: 'oracle-rejects/',
+      statusPrefix: 'oracle-status/',
+      ...(conditions.segmentMs === undefined ? {} : { segmentMs: conditions.segmentMs }),
+      ...(conditions.handOverEvery64Rows ? { timeMarginMs: 1_000 } : {}),
+      ...(conditions.shards > 1 ? { shards: conditions.shards } : {}),
+    };
+    // With as much Lambda time left as the margin, each segment hands over as soon as it may (every 64 rows).
+    const context = conditions.handOverEvery64Rows ? { invokedFunctionArn: 'arn:aws:lambda:us-east-1:123456789012:function:oracle', getRemainingTimeInMillis: () => 1_000 } : undefined;
+    /** @type {Record<string, any> | undefined} */
+    let summary;
+    /** @type {unknown} */
+    let thrown;
+    try {
+      summary = /** @type {Record<string, any>} */ (await handler(event, /** @type {any} */ (context)));
+    } catch (error) {
+      thrown = error;
+    }
+    process.env.DYNAMODB_ENDPOINT = env.DYNAMODB_ENDPOINT;
+    const items = await scanTable(env, table);
+    /** @type {string[][]} */
+    const rejects = [];
+    for (const object of summary?.rejectsObjects ?? []) {
+      const [, ...rows] = await readRejects(s3, object);
+      rejects.push(...rows);
+    }
+    outcome = { summary, thrown, items, rejects, proxies };
+  } finally {
+    process.env.DYNAMODB_ENDPOINT = env.DYNAMODB_ENDPOINT;
+    for (const stop of stops.reverse()) await stop();
+    await dynamodb.send(new DeleteTableCommand({ TableName: table })).catch(() => {});
+  }
+  return { differences: compare(expected, outcome, options), expected, outcome };
+}
+
+/** At most this many characters of one value in a message. @param {string} text */
+function clip(text, max = 240) {
+  return text.length <= max ? text : `${text.slice(0, max)}… (${text.length} chars)`;
+}
+
+/** @param {unknown} error */
+function describeError(error) {
+  if (error instanceof Error) return `${error.name}${'code' in error ? ` [${String(error.code)}]` : ''}: ${error.message}`;
+  return String(error);
+}
+
+/**
+ * A job error the pipeline threw matches the oracle's: a header problem, or an encoding it refuses.
+ * @param {unknown} error @param {string} code
+ */
+function matchesJobError(error, code) {
+  const e = /** @type {{ name?: string, code?: string, message?: string }} */ (error ?? {});
+  const message = String(e.message ?? error);
+  if (code === 'HEADER') return e.name === 'HeaderError' || e.code === 'HEADER_INVALID' || /header/i.test(message);
+  if (code === 'UNSUPPORTED_ENCODING') return e.code === 'UNSUPPORTED_ENCODING' || /encoding|UTF-16/i.test(message);
+  return e.code === code;
+}
+
+/**
+ * The differences between what the oracle expects and what the import did, one message each.
+ * @param {import('./oracle.js').Expected} expected
+ * @param {Outcome} outcome
+ * @param {ImportCase['options']} options
+ * @returns {string[]}
+ */
+export function compare(expected, outcome, options) {
+  /** @type {string[]} */
+  const differences = [];
+  const { summary, thrown, items, rejects } = outcome;
+
+  if (expected.error !== undefined) {
+    if (thrown === undefined) differences.push(`the job should fail (${expected.error.code}: ${expected.error.message}) but it finished: rowsRead ${summary?.rowsRead}, written ${summary?.written}, rejected ${summary?.rejected}`);
+    else if (!matchesJobError(thrown, expected.error.code)) differences.push(`the job should fail with ${expected.error.code} (${expected.error.message}) but threw ${clip(describeError(thrown), 400)}`);
+    if (items.length > 0) differences.push(`the job should write nothing, but the table holds ${items.length} items`);
+    return differences;
+  }
+  if (thrown !== undefined) differences.push(`the import threw ${clip(describeError(thrown), 400)}`);
+  if (summary !== undefined) {
+    if (summary.rowsRead !== expected.rowsRead) differences.push(`summary.rowsRead is ${summary.rowsRead}, expected ${expected.rowsRead}`);
+    if (summary.rejected !== expected.rejects.length) differences.push(`summary.rejected is ${summary.rejected}, expected ${expected.rejects.length} (${JSON.stringify(summary.rejectedByReason)})`);
+    if (summary.balanced !== true) differences.push(`summary.balanced is ${summary.balanced}: rowsRead ${summary.rowsRead}, written ${summary.written}, rejected ${summary.rejected}, duplicatesCollapsed ${summary.duplicatesCollapsed}`);
+  }
+
+  // Items, key by key.
+  /** @type {Map<string, Record<string, any>>} */
+  const found = new Map();
+  for (const item of items) {
+    const id = keyIdOf(item, options);
+    if (found.has(id)) differences.push(`the table holds two items with key ${id}`);
+    found.set(id, item);
+  }
+  for (const [id, item] of expected.items) {
+    const got = found.get(id);
+    const line = expected.itemLines.get(id);
+    if (got === undefined) differences.push(`item ${clip(id, 80)} is missing: expected ${clip(itemText(item))} (line ${line})`);
+    else if (!sameItem(item, got)) differences.push(`item ${clip(id, 80)} is ${clip(itemText(got))}, expected ${clip(itemText(item))} (line ${line})`);
+  }
+  for (const [id, got] of found) {
+    if (!expected.items.has(id)) differences.push(`item ${clip(id, 80)} should not be there: ${clip(itemText(got))}`);
+  }
+
+  // Rejects, as a multiset of (line, reason); fields where the reason carries them.
+  /** @type {Map<string, string[][]>} */
+  const actualRejects = new Map();
+  for (const row of rejects) {
+    const key = `${row[0]} ${row[1]}`;
+    actualRejects.set(key, [...(actualRejects.get(key) ?? []), row]);
+  }
+  for (const reject of expected.rejects) {
+    const key = `${reject.line} ${reject.reason}`;
+    const matches = actualRejects.get(key) ?? [];
+    const row = matches.shift();
+    if (row === undefined) {
+      differences.push(`reject "line ${reject.line} ${reject.reason}" is missing${reject.fields === undefined ? '' : ` (fields ${clip(JSON.stringify(reject.fields))})`}`);
+      continue;
+    }
+    if (REASONS_WITH_FIELDS.has(reject.reason) && JSON.stringify(row.slice(3)) !== JSON.stringify(reject.fields)) {
+      differences.push(`reject "line ${reject.line} ${reject.reason}" has fields ${clip(JSON.stringify(row.slice(3)))}, expected ${clip(JSON.stringify(reject.fields))}`);
+    }
+  }
+  for (const rows of actualRejects.values()) {
+    for (const row of rows) differences.push(`reject "line ${row[0]} ${row[1]}" should not be there: ${clip(row[2] ?? '', 160)}; fields ${clip(JSON.stringify(row.slice(3)))}`);
+  }
+  return differences;
+}
+
+/**
+ * A case and its conditions as a file that FUZZ_REPLAY runs again.
+ * @param {ImportCase} importCase @param {Conditions} conditions @param {string[]} differences
+ */
+export function saveFailure(importCase, conditions, differences) {
+  mkdirSync(FAILURE_DIR, { recursive: true });
+  const file = join(FAILURE_DIR, 'last-failure.json');
+  writeFileSync(file, `${JSON.stringify({ bytes: importCase.bytes.toString('base64'), options: importCase.options, conditions, description: importCase.description, differences }, null, 2)}\n`);
+  return file;
+}
+
+/** @param {string} file @returns {{ importCase: ImportCase, conditions: Conditions }} */
+export function loadFailure(file) {
+  const saved = JSON.parse(readFileSync(file, 'utf8'));
+  const bytes = Buffer.from(saved.bytes, 'base64');
+  // JSON.parse keeps "__proto__" in columnTypes as an own property, as the import's payload would.
+  return { importCase: { bytes, options: saved.options, description: describeCase(bytes, saved.options), rows: 0 }, conditions: saved.conditions };
+}
+
+/** @param {Conditions} conditions */
+function describeConditions(conditions) {
+  const faults = Object.entries(conditions.faults).filter(([, value]) => value > 0).map(([name, value]) => `${name} ${value}`);
+  return [
+    faults.length === 0 ? 'no faults' : faults.join(', '),
+    conditions.segmentMs === undefined ? '' : `segmentMs ${conditions.segmentMs}`,
+    conditions.handOverEvery64Rows ? 'hand-over every 64 rows' : '',
+    conditions.shards > 1 ? `${conditions.shards} shards` : '',
+    `concurrency ${conditions.concurrency}`,
+  ].filter((part) => part !== '').join('; ');
+}
+
+/**
+ * @typedef {object} FuzzOptions
+ * @property {number} numRuns
+ * @property {number} [seed]
+ * @property {string} [path]           replay one case from a reported seed and path
+ * @property {Set<string>} features
+ * @property {number} [timeLimitMs]    for the whole run, shrinking included
+ * @property {number} [verbose]
+ * @property {number} [maxRows]
+ * @property {(line: string) => void} [log]
+ */
+
+/**
+ * Generates cases and conditions, runs each for real and compares it with the oracle. A failure
+ * throws fast-check's report: the seed and path that replay it, and the smallest failing case found.
+ * @param {Local} local
+ * @param {FuzzOptions} options
+ */
+export async function checkAgainstOracle(local, { numRuns, seed, path, features, timeLimitMs, verbose = 0, maxRows, log = () => {} }) {
+  let run = 0;
+  let savedAs = '';
+  const property = fc.asyncProperty(importCaseArbitrary(features, { maxRows }), conditionsArbitrary(features), async (importCase, conditions) => {
+    run++;
+    const started = performance.now();
+    const { differences, expected, outcome } = await runCase(local, importCase, conditions);
+    const seconds = ((performance.now() - started) / 1000).toFixed(1);
+    log(`#${run} ${importCase.bytes.length} bytes, ${expected.error?.code ?? `${expected.rowsRead} rows, ${expected.items.size} items, ${expected.rejects.length} rejects`}; ${describeConditions(conditions)}: ${differences.length === 0 ? 'same' : `${differences.length} differences`} (${seconds} s)`);
+    if (differences.length === 0) return;
+    savedAs = saveFailure(importCase, conditions, differences);
+    const shown = differences.slice(0, 25);
+    throw new Error(
+      [
+        `${differences.length} differences from the oracle (${describeConditions(conditions)}; proxies ${JSON.stringify(outcome.proxies)}):`,
+        ...shown.map((difference) => `  - ${difference}`),
+        ...(differences.length > shown.length ? [`  … and ${differences.length - shown.length} more`] : []),
+        `  case saved as ${savedAs}: FUZZ_REPLAY=${savedAs} npx vitest run --config vitest.fuzz.config.js`,
+      ].join('\n'),
+    );
+  });
+  await fc.assert(property, {
+    numRuns,
+    ...(seed === undefined ? {} : { seed }),
+    ...(path === undefined ? {} : { path, endOnFailure: true }),
+    verbose,
+    ...(timeLimitMs === undefined ? {} : { plugins: [fc.interruptAfterTimeLimit(timeLimitMs)] }),
+  });
+}
+
+/**
+ * Runs one saved case again (FUZZ_REPLAY) and returns its differences.
+ * @param {Local} local @param {string} file
+ */
+export async function replayFailure(local, file) {
+  const { importCase, conditions } = loadFailure(file);
+  const { differences, outcome } = await runCase(local, importCase, conditions);
+  const { summary } = outcome;
+  const counts = summary === undefined ? `threw ${describeError(outcome.thrown)}` : JSON.stringify({ rowsRead: summary.rowsRead, written: summary.written, rejected: summary.rejected, duplicatesCollapsed: summary.duplicatesCollapsed, calls: summary.calls, retries: summary.retries, segments: summary.segments });
+  return { differences, description: importCase.description, conditions: `${describeConditions(conditions)}; proxies ${JSON.stringify(outcome.proxies)}; import ${counts}` };
+}
