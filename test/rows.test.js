@@ -159,7 +159,7 @@ describe('item size', () => {
     // 136,532 characters of 3 bytes each and the name "v": 409,597 bytes, under the 409,600 limit; the
     // generated key ("id" and 36 characters) takes the item over it.
     const value = '€'.repeat(136_532);
-    expect(() => createItemBuilder(['v'], config({ keyColumn: 'v' }), source)([value], 2)).not.toThrow();
+    expect(() => createItemBuilder(['k', 'v'], config({ keyColumn: 'k' }), source)(['a', value], 2)).not.toThrow();
     const generated = createItemBuilder(['v'], config({ generateKey: true }), source);
     expect(() => generated([value], 2)).toThrow(/item is 409635 bytes/);
     expect(() => generated(['x'.repeat(409_600 - 39)], 2)).not.toThrow();
