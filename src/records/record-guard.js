@@ -84,8 +84,8 @@ export function createRecordSplitter({ delimiter, utf8, atFileStart = true, maxR
   /** The current record's bytes from its first byte; `pos` is where scanning resumes in it. @type {Buffer} */
   let held = Buffer.alloc(0);
   let pos = 0;
-  let quoted = false;
-  let fieldStart = true;
+  // Quoting state of the record under way, kept between chunks.
+  const state = { quoted: false, fieldStart: true, stop: 0 };
   let atStart = atFileStart;
   let passed = 0; // bytes passed on to csv-parse
   let consumed = 0; // bytes of the file before `held`
@@ -108,8 +108,8 @@ export function createRecordSplitter({ delimiter, utf8, atFileStart = true, maxR
     consumed += lineEnd;
     held = held.subarray(lineEnd);
     pos = 0;
-    quoted = false;
-    fieldStart = true;
+    state.quoted = false;
+    state.fieldStart = true;
   }
 
   /** @param {Buffer} bytes @param {number} from @param {number} to */
@@ -121,6 +121,18 @@ export function createRecordSplitter({ delimiter, utf8, atFileStart = true, maxR
    * @param {(chunk: Buffer) => void} push @param {boolean} ending  no more bytes will come
    */
   function scan(push, ending) {
+    // Whole records found so far in `held` start at 0 and end at `base`; they are passed on together, once
+    // per chunk (or before a stand-in), since csv-parse pays for every chunk it is given.
+    let base = 0;
+    const passOn = () => {
+      if (base === 0) return;
+      push(held.subarray(0, base));
+      passed += base;
+      consumed += base;
+      held = held.subarray(base);
+      pos -= base;
+      base = 0;
+    };
     for (;;) {
       if (skipping !== undefined) {
         const end = lineBreakFrom(held, 0);
@@ -128,6 +140,7 @@ export function createRecordSplitter({ delimiter, utf8, atFileStart = true, maxR
           skipping.dropped += held.length;
           consumed += held.length;
           held = Buffer.alloc(0);
+          pos = 0;
           return;
         }
         const lineEnd = end === -1 ? held.length : end;
@@ -137,49 +150,20 @@ export function createRecordSplitter({ delimiter, utf8, atFileStart = true, maxR
         if (end === -1) return;
         continue;
       }
-      const length = held.length;
-      let boundary = -1;
-      let bad;
-      let i = pos;
-      for (; i < length; i++) {
-        const byte = held[i];
-        if (quoted) {
-          if (byte !== QUOTE) continue;
-          if (i + 1 === length) {
-            if (!ending) break; // the next byte decides
-            quoted = false;
-            continue;
-          }
-          const next = held[i + 1];
-          if (next === QUOTE) i++;
-          else if (next === delimiterByte || next === LF || next === CR) quoted = false;
-          else {
-            bad = 'a quoted field is closed by a quote followed by other text; double the quotes inside a quoted field ("") or quote the whole field';
-            break;
-          }
-          continue;
-        }
-        if (byte === LF) {
-          boundary = i + 1;
-          break;
-        }
-        if (byte === CR) {
-          if (i + 1 === length && !ending) break; // an LF may follow
-          boundary = held[i + 1] === LF ? i + 2 : i + 1;
-          break;
-        }
-        if (byte === QUOTE && fieldStart) {
-          quoted = true;
-          fieldStart = false;
-        } else fieldStart = byte === delimiterByte;
-      }
+      const found = scanRecord(held, pos, ending, delimiterByte, state);
+      const i = state.stop;
+      const boundary = found >= 0 ? found : -1;
+      /** @type {string | undefined} */
+      let bad = found === BAD_QUOTE ? 'a quoted field is closed by a quote followed by other text; double the quotes inside a quoted field ("") or quote the whole field' : undefined;
+      const quoted = state.quoted;
       if (boundary === -1 && bad === undefined && ending && quoted) {
         bad = 'a quoted field opened on this line is never closed';
       }
-      if (bad === undefined && (boundary === -1 ? i : boundary) > maxRecordBytes) {
+      if (bad === undefined && (boundary === -1 ? i : boundary) - base > maxRecordBytes) {
         bad = `the record is longer than ${maxRecordBytes} bytes (an unclosed quote, or a file without line breaks?)`;
       }
       if (bad !== undefined) {
+        passOn();
         const lineEnd = lineBreakFrom(held, 0);
         /** @type {GuardProblem} */
         const problem = { reason: bad.startsWith('the record is longer') ? 'RECORD_TOO_LARGE' : 'MALFORMED_CSV', message: bad, text: textOf(held, 0, lineEnd === -1 ? held.length : lineEnd) };
@@ -187,24 +171,22 @@ export function createRecordSplitter({ delimiter, utf8, atFileStart = true, maxR
         else if (ending) standIn(push, held.length, held.length, problem);
         else {
           skipping = { dropped: 0, problem };
-          quoted = false;
+          state.quoted = false;
         }
         continue;
       }
       if (boundary === -1) {
         pos = i;
+        passOn();
         return;
       }
       if (onBoundary !== undefined) {
-        lines += lineBreaksIn(held, boundary);
+        lines += lineBreaksIn(held, base, boundary);
         onBoundary({ byte: consumed + boundary, lines });
       }
-      push(held.subarray(0, boundary));
-      passed += boundary;
-      consumed += boundary;
-      held = held.subarray(boundary);
-      pos = 0;
-      fieldStart = true;
+      base = boundary;
+      pos = boundary;
+      state.fieldStart = true;
     }
   }
 
@@ -234,17 +216,17 @@ export function createRecordSplitter({ delimiter, utf8, atFileStart = true, maxR
     end(push) {
       utf8Check?.(Buffer.alloc(0), consumed + held.length, true);
       scan(push, true);
-      if (onBoundary !== undefined) lines += lineBreaksIn(held, held.length);
+      if (onBoundary !== undefined) lines += lineBreaksIn(held, 0, held.length);
       if (held.length > 0) push(held);
       return { bytes: consumed + held.length, lines };
     },
   };
 }
 
-/** Line breaks in bytes[0, end): CRLF, LF and CR once each. @param {Buffer} bytes @param {number} end */
-function lineBreaksIn(bytes, end) {
+/** Line breaks in bytes[from, to): CRLF, LF and CR once each. @param {Buffer} bytes @param {number} from @param {number} to */
+function lineBreaksIn(bytes, from, to) {
   let breaks = 0;
-  for (let i = 0; i < end; i++) {
+  for (let i = from; i < to; i++) {
     if (bytes[i] === LF) breaks++;
     else if (bytes[i] === CR && bytes[i + 1] !== LF) breaks++;
   }
@@ -258,6 +240,60 @@ function lineBreaksIn(bytes, end) {
 export function refuseUtf16(bytes) {
   const bom = bytes[0] === 0xff && bytes[1] === 0xfe ? 'UTF-16LE' : bytes[0] === 0xfe && bytes[1] === 0xff ? 'UTF-16BE' : undefined;
   if (bom !== undefined) throw new HeaderError(`the file is ${bom} (its byte order mark says so), which is not read yet; save it as UTF-8 (or windows-1252) and import it again`);
+}
+
+const BAD_QUOTE = -2;
+
+/**
+ * Scans for the end of the record under way, from `from`, with plain locals (this loop is the guard's
+ * cost). Returns the offset after its line break, -1 when the bytes end first (or the next byte is
+ * needed to decide), or BAD_QUOTE at a quote closing a field with text after it; `state.stop` is where
+ * it stopped, and the quoting state is carried in `state`.
+ * @param {Buffer} bytes @param {number} from @param {boolean} ending @param {number} delimiterByte
+ * @param {{ quoted: boolean, fieldStart: boolean, stop: number }} state
+ */
+function scanRecord(bytes, from, ending, delimiterByte, state) {
+  let quoted = state.quoted;
+  let fieldStart = state.fieldStart;
+  const length = bytes.length;
+  let result = -1;
+  let i = from;
+  for (; i < length; i++) {
+    const byte = bytes[i];
+    if (quoted) {
+      if (byte !== QUOTE) continue;
+      if (i + 1 === length) {
+        if (!ending) break; // the next byte decides
+        quoted = false;
+        continue;
+      }
+      const next = bytes[i + 1];
+      if (next === QUOTE) i++;
+      else if (next === delimiterByte || next === LF || next === CR) quoted = false;
+      else {
+        result = BAD_QUOTE;
+        break;
+      }
+      continue;
+    }
+    if (byte === LF) {
+      result = i + 1;
+      break;
+    }
+    if (byte === CR) {
+      if (i + 1 === length && !ending) break; // an LF may follow
+      result = bytes[i + 1] === LF ? i + 2 : i + 1;
+      break;
+    }
+    if (byte === QUOTE && fieldStart) {
+      quoted = true;
+      fieldStart = false;
+    } else fieldStart = byte === delimiterByte;
+  }
+  state.quoted = quoted;
+  state.fieldStart = fieldStart;
+  state.stop = i;
+  return result;
 }
 
 /** The first line break in `bytes` from `from`, or -1. @param {Buffer} bytes @param {number} from */
