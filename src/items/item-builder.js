@@ -89,6 +89,7 @@ export function createItemBuilder(header, config, source) {
       }
     }
 
+    // The checks in the oracle's order (test/oracle/oracle.js): empty keys, the item's size, the keys' sizes.
     let keyValue;
     if (keyIndex === -1) {
       keyValue = uuidv5(keyPrefix + line, GENERATED_KEY_NAMESPACE);
@@ -98,21 +99,10 @@ export function createItemBuilder(header, config, source) {
       if (isBlankKey(keyValue)) {
         throw new RowError('MISSING_KEY', `line ${line}: key column "${config.keyColumn}" is empty or only spaces`);
       }
-      if (keyValue.length > 682 && Buffer.byteLength(keyValue) > MAX_PARTITION_KEY_BYTES) {
-        throw new RowError('KEY_TOO_LONG', `line ${line}: key column "${config.keyColumn}" is ${Buffer.byteLength(keyValue)} bytes; DynamoDB's limit for a partition key is ${MAX_PARTITION_KEY_BYTES}`);
-      }
-      keyValue = keyIdOf(keyIndex, keyValue);
     }
-    let keyId = keyValue;
-    if (sortIndex !== -1) {
-      const sortValue = fields[sortIndex];
-      if (isBlankKey(sortValue)) {
-        throw new RowError('MISSING_KEY', `line ${line}: sort key column "${config.sortKeyColumn}" is empty or only spaces`);
-      }
-      if (sortValue.length > 341 && Buffer.byteLength(sortValue) > MAX_SORT_KEY_BYTES) {
-        throw new RowError('KEY_TOO_LONG', `line ${line}: sort key column "${config.sortKeyColumn}" is ${Buffer.byteLength(sortValue)} bytes; DynamoDB's limit for a sort key is ${MAX_SORT_KEY_BYTES}`);
-      }
-      keyId = joinKeyId(keyValue, keyIdOf(sortIndex, sortValue));
+    const sortValue = sortIndex === -1 ? undefined : fields[sortIndex];
+    if (sortIndex !== -1 && isBlankKey(sortValue)) {
+      throw new RowError('MISSING_KEY', `line ${line}: sort key column "${config.sortKeyColumn}" is empty or only spaces`);
     }
 
     pieces.push('}');
@@ -123,6 +113,14 @@ export function createItemBuilder(header, config, source) {
         throw new RowError('ITEM_TOO_LARGE', `line ${line}: item is ${bytes} bytes; DynamoDB's limit is ${MAX_ITEM_BYTES}`);
       }
     }
+    if (keyValue.length > 682 && Buffer.byteLength(keyValue) > MAX_PARTITION_KEY_BYTES) {
+      throw new RowError('KEY_TOO_LONG', `line ${line}: key column "${config.keyColumn}" is ${Buffer.byteLength(keyValue)} bytes; DynamoDB's limit for a partition key is ${MAX_PARTITION_KEY_BYTES}`);
+    }
+    if (sortValue === undefined) return { json, keyId: keyIndex === -1 ? keyValue : keyIdOf(keyIndex, keyValue) };
+    if (sortValue.length > 341 && Buffer.byteLength(sortValue) > MAX_SORT_KEY_BYTES) {
+      throw new RowError('KEY_TOO_LONG', `line ${line}: sort key column "${config.sortKeyColumn}" is ${Buffer.byteLength(sortValue)} bytes; DynamoDB's limit for a sort key is ${MAX_SORT_KEY_BYTES}`);
+    }
+    const keyId = joinKeyId(keyIndex === -1 ? keyValue : keyIdOf(keyIndex, keyValue), keyIdOf(sortIndex, sortValue));
     return { json, keyId };
   };
 }
