@@ -66,8 +66,7 @@ export function createBatchWriter(options) {
   const batch = createBatch(stats);
   /** Batches dispatched and not yet written or rejected. @type {Set<Promise<void>>} */
   const outstanding = new Set();
-  /** The last outstanding batch that holds each key. @type {Map<string, Promise<void>>} */
-  const keysInFlight = new Map();
+  const keysInFlight = createKeysInFlight();
   /** @type {(() => void) | undefined} */
   let wakeReader;
 
@@ -75,7 +74,7 @@ export function createBatchWriter(options) {
     const entries = batch.take();
     // The file's order wins for a key: a batch that holds a key an earlier batch is still writing (or
     // re-driving, or backing off) is sent once that batch has ended, so the older row cannot land last.
-    const earlier = batchesHolding(entries);
+    const earlier = keysInFlight.holders(entries);
     const started = earlier === undefined ? sendBatch(entries) : Promise.all(earlier).then(() => sendBatch(entries));
     const sending = started
       .catch((error) => {
@@ -83,24 +82,13 @@ export function createBatchWriter(options) {
       })
       .finally(() => {
         outstanding.delete(sending);
-        for (const entry of entries) if (keysInFlight.get(entry.keyId) === sending) keysInFlight.delete(entry.keyId);
+        keysInFlight.release(entries, sending);
         const wake = wakeReader;
         wakeReader = undefined;
         wake?.();
       });
     outstanding.add(sending);
-    for (const entry of entries) keysInFlight.set(entry.keyId, sending);
-  }
-
-  /** The outstanding batches that hold a key of these entries, if any. @param {Entry[]} entries */
-  function batchesHolding(entries) {
-    /** @type {Promise<void>[] | undefined} */
-    let found;
-    for (const entry of entries) {
-      const holder = keysInFlight.get(entry.keyId);
-      if (holder !== undefined && !found?.includes(holder)) (found ??= []).push(holder);
-    }
-    return found;
+    keysInFlight.hold(entries, sending);
   }
 
   const windowIsFull = () => outstanding.size >= concurrency;
@@ -168,6 +156,32 @@ function createBatch(stats) {
       entries = [];
       keys = new Map();
       return taken;
+    },
+  };
+}
+
+/** The last outstanding batch that holds each key, so that a later batch with that key waits for it. */
+function createKeysInFlight() {
+  /** @type {Map<string, Promise<void>>} */
+  const holder = new Map();
+  return {
+    /** The outstanding batches that hold a key of these entries, if any. @param {Entry[]} entries */
+    holders(entries) {
+      /** @type {Promise<void>[] | undefined} */
+      let found;
+      for (const entry of entries) {
+        const batch = holder.get(entry.keyId);
+        if (batch !== undefined && !found?.includes(batch)) (found ??= []).push(batch);
+      }
+      return found;
+    },
+    /** @param {Entry[]} entries @param {Promise<void>} batch */
+    hold(entries, batch) {
+      for (const entry of entries) holder.set(entry.keyId, batch);
+    },
+    /** @param {Entry[]} entries @param {Promise<void>} batch  ended */
+    release(entries, batch) {
+      for (const entry of entries) if (holder.get(entry.keyId) === batch) holder.delete(entry.keyId);
     },
   };
 }
