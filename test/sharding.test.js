@@ -202,6 +202,31 @@ describe('a sharded job', () => {
   });
 });
 
+describe('a shard whose run was killed without a word', () => {
+  it('shows as lost once its status is older than its heartbeat allows, and a re-run takes it over; a live one is left alone', async () => {
+    const table = await createTable(dynamodb);
+    const { csv, goodRows } = mixedCsv(3_000);
+    await upload(s3, 'sharded/lost.csv', csv);
+    const options = { bucket: TEST_BUCKET, key: 'sharded/lost.csv', table, columnTypes: 'n:N', shards: 2 };
+    const first = jobSummaryOf(await handler(options));
+    expect(first.state).toBe('done');
+    const statusKey = `_imports/${first.jobId}/shard-0002.json`;
+    const done = JSON.parse(await readObject(s3, statusKey));
+    // As a run killed mid-way leaves it: running, last updated ten minutes ago, heartbeat one second.
+    await upload(s3, statusKey, JSON.stringify({ ...done, state: 'running', updatedAt: new Date(Date.now() - 600_000).toISOString(), heartbeatMs: 1_000 }));
+    const lost = await readJobStatus(s3, TEST_BUCKET, '_imports/', first.jobId);
+    expect(lost?.shards[1]).toMatchObject({ state: 'lost', error: expect.stringMatching(/no status update for \d+ s: the run was killed or timed out/) });
+    expect(lost?.total.state).toBe('lost');
+    const rerun = jobSummaryOf(await handler(options));
+    expect(rerun).toMatchObject({ state: 'done', started: 1, alreadyDone: 1, balanced: true });
+    expect(rerun.written + rerun.duplicatesCollapsed).toBe(goodRows);
+
+    // A running shard that is alive (updated just now) is not started a second time.
+    await upload(s3, statusKey, JSON.stringify({ ...done, state: 'running', updatedAt: new Date().toISOString(), heartbeatMs: 1_000 }));
+    await expect(handler(options)).rejects.toThrow(/1 of 2 shards did not finish \(shard 2: running\)/);
+  });
+});
+
 describe('shardPayloads and shardCountFor', () => {
   const plan = /** @type {import('../src/job/job-status.js').JobPlan} */ ({
     jobId: 'j', bucket: 'b', key: 'k', etag: 'e', bytes: 800, header: ['id'], createdAt: '',

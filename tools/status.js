@@ -47,8 +47,8 @@ async function main() {
     }
     if (values.json) process.stdout.write(`${JSON.stringify(status)}\n`);
     else process.stdout.write(`${formatJobStatus(status, target.bucket)}\n`);
-    if (!values.watch || status.total.state === 'done' || status.total.state === 'failed') {
-      if (status.total.state === 'failed') process.exitCode = 2;
+    if (!values.watch || status.total.state === 'done' || status.total.state === 'failed' || status.total.state === 'lost') {
+      if (status.total.state === 'failed' || status.total.state === 'lost') process.exitCode = 2;
       return;
     }
     await new Promise((resolve) => setTimeout(resolve, 1000));

@@ -151,9 +151,11 @@ export async function runShardedJob(payload, config, { clients, logger, function
   if (plan === undefined) return undefined;
   const status = await readJobStatus(clients.s3, config.bucket, config.statusPrefix, plan.jobId, plan);
   const payloads = shardPayloads(payload, plan, config.maxWcu);
-  const todo = payloads.filter((_, index) => status?.shards[index]?.state !== 'done');
-  const skipped = payloads.length - todo.length;
-  logger.info('job planned', { jobId: plan.jobId, bucket: config.bucket, key: config.key, shards: plan.shards.length, starting: todo.length, alreadyDone: skipped, note: plan.note });
+  // Shards done, and shards alive and running (their status updated within their heartbeat), are left alone.
+  const todo = payloads.filter((_, index) => status?.shards[index]?.state !== 'done' && status?.shards[index]?.state !== 'running');
+  const skipped = status?.shards.filter((shard) => shard.state === 'done').length ?? 0;
+  const alive = status?.shards.filter((shard) => shard.state === 'running').length ?? 0;
+  logger.info('job planned', { jobId: plan.jobId, bucket: config.bucket, key: config.key, shards: plan.shards.length, starting: todo.length, alreadyDone: skipped, stillRunning: alive, note: plan.note });
 
   if (config.continuation === 'invoke') {
     if (functionArn === undefined) throw new ConfigError('continuation', 'invoke', 'a sharded job starts its shards as invocations, which needs the Lambda context (invokedFunctionArn); off Lambda, use "in-process"');

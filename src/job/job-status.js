@@ -13,7 +13,19 @@ import { etagOf } from '../source/s3-object.js';
 import { planKey, shardStatusKey } from './object-keys.js';
 import { jobIdFor } from './checkpoint.js';
 
-/** @typedef {'pending' | 'running' | 'done' | 'failed'} ShardState */
+/**
+ * A shard's state. `lost` is never written: it is how a reader sees a `running` shard whose status has not
+ * been updated for longer than its heartbeat allows (a killed worker, a Lambda timed out or out of
+ * memory); a re-run starts it again, and leaves alone a running shard that is alive.
+ * @typedef {'pending' | 'running' | 'done' | 'failed' | 'lost'} ShardState
+ */
+
+/**
+ * How long a running shard may go without a status update before it is taken for lost: ten of its
+ * throughput intervals (a minute at least); a shard that handed over to its next invocation, 15 minutes.
+ * @param {{ heartbeatMs?: number, handedOverAt?: unknown }} status
+ */
+const silenceAllowedMs = (status) => (status.handedOverAt !== undefined ? 15 * 60_000 : Math.max(60_000, 10 * (status.heartbeatMs ?? 1_000)));
 
 /**
  * @typedef {object} JobPlan
@@ -33,7 +45,7 @@ import { jobIdFor } from './checkpoint.js';
  * @typedef {Partial<import('./import-segment.js').ImportSummary> & {
  *   jobId: string, shard: number, shards: number, state: ShardState, updatedAt: string,
  *   rowsRead: number, written: number, rejected: number, error?: string, runner?: ReturnType<typeof runnerOf>,
- *   handedOverAt?: { byte: number, line: number }
+ *   handedOverAt?: { byte: number, line: number }, heartbeatMs?: number
  * }} ShardStatus
  */
 
@@ -178,16 +190,21 @@ export function createStatusWriter({ s3, bucket, key, onError }) {
  * @param {import('@aws-sdk/client-s3').S3Client} s3
  * @param {string} bucket @param {string} prefix @param {string} jobId
  * @param {JobPlan} [knownPlan]  the plan, when the caller has it already
+ * @param {number} [now]  milliseconds since the epoch, to tell a lost shard
  * @returns {Promise<JobStatus | undefined>}  undefined if the bucket holds nothing for this job
  */
-export async function readJobStatus(s3, bucket, prefix, jobId, knownPlan) {
+export async function readJobStatus(s3, bucket, prefix, jobId, knownPlan, now = Date.now()) {
   /** @type {JobPlan | undefined} */
   const plan = knownPlan ?? (await getJson(s3, bucket, planKey(prefix, jobId)));
   const count = plan === undefined ? 1 : plan.shards.length;
   const found = await Promise.all(Array.from({ length: count }, (_, index) => getJson(s3, bucket, shardStatusKey(prefix, jobId, index))));
   if (plan === undefined && found[0] === undefined) return undefined;
   /** @type {ShardStatus[]} */
-  const shards = found.map((status, index) => status ?? { jobId, shard: index, shards: count, state: 'pending', updatedAt: '', rowsRead: 0, written: 0, rejected: 0 });
+  const shards = found.map((status, index) => {
+    if (status === undefined) return { jobId, shard: index, shards: count, state: 'pending', updatedAt: '', rowsRead: 0, written: 0, rejected: 0 };
+    const silentMs = now - (Date.parse(status.updatedAt) || 0);
+    return status.state === 'running' && silentMs > silenceAllowedMs(status) ? { ...status, state: 'lost', error: `no status update for ${Math.round(silentMs / 1000)} s: the run was killed or timed out; run the job again to re-run it` } : status;
+  });
   return { jobId, plan, shards, total: totalOf(shards, plan) };
 }
 
@@ -200,6 +217,8 @@ export function totalOf(shards, plan) {
   /** @type {ShardState} */
   const state = shards.some((s) => s.state === 'failed')
     ? 'failed'
+    : shards.some((s) => s.state === 'lost')
+      ? 'lost'
     : shards.every((s) => s.state === 'done')
       ? 'done'
       : shards.every((s) => s.state === 'pending')

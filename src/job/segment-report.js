@@ -60,7 +60,7 @@ export async function startSegmentReport({ config, s3, logger, start, jobId, sou
     ...summarize(stats, seconds()), segments: segment, reopens: reopens(), rejectsObjects, rejectSample,
   });
   /** @param {import('./job-status.js').ShardState} state @param {Record<string, unknown>} [extra] */
-  const statusNow = (state, extra) => ({ ...figures(), state, updatedAt: new Date().toISOString(), runner, ...extra });
+  const statusNow = (state, extra) => ({ ...figures(), state, updatedAt: new Date().toISOString(), heartbeatMs: config.logIntervalMs, runner, ...extra });
 
   const throughput = startThroughputLog(
     stats,
