@@ -50,7 +50,9 @@ export async function runJob(payload, config, context) {
   }
   let current = config;
   for (;;) {
-    const outcome = await runImport(current, { clients, logger, stopBy: stopTime(current, context) });
+    const remaining = context?.getRemainingTimeInMillis?.();
+    const deadline = remaining === undefined ? Infinity : performance.now() + remaining;
+    const outcome = await runImport(current, { clients, logger, stopBy: stopTime(current, context), deadline });
     if (outcome.done) return outcome.summary;
     const next = { ...payload, checkpoint: outcome.checkpoint };
     if (current.continuation === 'invoke') {

@@ -288,6 +288,30 @@ describe('past one invocation: checkpoints and continuations', () => {
   });
 });
 
+describe('the drain at the end of an invocation', () => {
+  it('fits in the invocation: the reader stops early enough for the rows queued at the table\'s rate', async () => {
+    // 100 WCU/s and a window of 16 calls: 400 rows queued take 4 s to write. An invocation has 8 s and
+    // stops reading at 1 s left (timeMarginMs): reading until then and draining after took about 11 s.
+    const functionArn = 'arn:aws:lambda:us-east-1:123456789012:function:csv-import-test-import';
+    const lambda = await startLambdaEndpoint({ handler, functionArn, timeoutMs: 8_000 });
+    onCleanup(() => lambda.stop());
+    process.env.CONTINUATION = 'invoke';
+    process.env.LAMBDA_ENDPOINT = lambda.endpoint;
+    const table = await createTable(dynamodb);
+    const { csv, good } = mixedCsv(1_500);
+    await upload(s3, 'drain/input.csv', csv);
+    lambda.invoke({ bucket: TEST_BUCKET, key: 'drain/input.csv', table, columnTypes: 'n:N', timeMarginMs: 1_000, maxWcu: 100, concurrency: 16 });
+    await lambda.settled();
+    expect(lambda.invocations.filter((invocation) => invocation.error !== undefined)).toEqual([]);
+    const times = lambda.invocations.map((invocation) => Math.round(invocation.ms ?? Infinity));
+    expect(times.every((ms) => ms < 8_000)).toBe(true);
+    const summary = summaryOf(lambda.invocations.at(-1)?.result);
+    expect(summary).toMatchObject({ rowsRead: 1_500, balanced: true });
+    await expectTableHoldsExactly(dynamodb, table, good);
+    console.info(JSON.stringify({ figures: 'drain within the invocation', invocationsMs: times }));
+  });
+});
+
 describe('a segment that fails leaves a failed status, not a running one', () => {
   it('when its hand-over to the next invocation cannot be made', async () => {
     // A Lambda endpoint on a port nothing listens on: the continuation's Invoke call is refused.

@@ -56,6 +56,8 @@ export function createShuffleWindow(size, emit, { keyOf, onCollapse, random = Ma
       if (held.length < size) return undefined;
       return emit(takeOne());
     },
+    /** Rows held now. */
+    held: () => held.length,
     /** Emits every row still held, in random order. */
     async drain() {
       while (held.length > 0) {

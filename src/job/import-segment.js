@@ -25,6 +25,8 @@ import { startSegmentReport } from './segment-report.js';
  * @property {import('../clients.js').Clients} clients
  * @property {import('../types.js').Logger} logger
  * @property {number} [stopBy]  performance.now() time after which the segment hands over
+ * @property {number} [deadline]  performance.now() time the invocation ends (Lambda's); the segment stops
+ *   reading early enough for the rows queued for the table to be written before it
  * @property {boolean} [publishMetrics]  CloudWatch metrics (EMF) each interval; default: in Lambda
  */
 
@@ -33,7 +35,7 @@ import { startSegmentReport } from './segment-report.js';
  * @param {ImportDeps} deps
  * @returns {Promise<SegmentOutcome>}
  */
-export async function runImport(config, { clients, logger, stopBy = Infinity, publishMetrics = runningInLambda() }) {
+export async function runImport(config, { clients, logger, stopBy = Infinity, deadline = Infinity, publishMetrics = runningInLambda() }) {
   const start = segmentStart(config);
   await checkTable(clients.dynamodb, config);
   const where = { jobId: start.jobId, shard: start.shard, segment: start.segment, bucket: config.bucket, key: config.key, table: config.table };
@@ -62,6 +64,7 @@ export async function runImport(config, { clients, logger, stopBy = Infinity, pu
       pass: (entry) => shuffle.add(entry),
       report,
       stopBy,
+      drainTooLong: drainTooLong({ deadline, maxWcu: config.maxWcu, stats: report.stats, queued: () => writer.queued() + shuffle.held() }),
       bytesLeft: (bytesDone) => input.gzip || start.byte + bytesDone < source.end,
     });
     await shuffle.drain();
@@ -81,3 +84,31 @@ export async function runImport(config, { clients, logger, stopBy = Infinity, pu
     throw error;
   }
 }
+
+/** Time kept after the drain for closing the rejects file, the final status and the hand-over's Invoke. */
+const HAND_OVER_RESERVE_MS = 5_000;
+
+/**
+ * Whether the rows queued for the table (in the writer and the shuffle window) would take past the
+ * deadline to write at the rate the table takes them now: then the reader stops, as at stopBy. With a
+ * small maxWcu or a table that throttles hard, the writes in flight at stopBy could otherwise outlast the
+ * time margin, and Lambda would end the segment before its checkpoint, again and again. The rate is the
+ * segment's average, at most maxWcu; before a second has passed, maxWcu alone (or no estimate).
+ * @param {{ deadline: number, maxWcu: number | undefined, stats: import('../observe/counters.js').Stats, queued: () => number }} options
+ * @returns {() => boolean}
+ */
+function drainTooLong({ deadline, maxWcu, stats, queued }) {
+  if (deadline === Infinity) return () => false;
+  const started = performance.now();
+  const writtenBefore = stats.written;
+  return () => {
+    const now = performance.now();
+    const seconds = (now - started) / 1000;
+    const measured = seconds >= 1 ? (stats.written - writtenBefore) / seconds : Infinity;
+    const rate = Math.min(measured, maxWcu ?? Infinity);
+    if (rate === Infinity) return false;
+    const drainMs = rate > 0 ? (queued() / rate) * 1000 : Infinity;
+    return now + drainMs > deadline - HAND_OVER_RESERVE_MS;
+  };
+}
+

@@ -17,6 +17,7 @@ import { HeaderError, RowError } from '../errors.js';
  * @property {(entry: import('../types.js').Entry) => Promise<void> | undefined} pass  hands an item on
  * @property {Pick<Awaited<ReturnType<typeof import('./segment-report.js').startSegmentReport>>, 'stats' | 'rejectRow' | 'rejectsBacklog'>} report
  * @property {number} stopBy  performance.now() time after which the segment stops
+ * @property {() => boolean} [drainTooLong]  whether what is queued for the table could not be written in time: stop too
  * @property {(bytesDone: number) => boolean} bytesLeft  whether the segment has bytes left after this many
  */
 
@@ -25,7 +26,7 @@ import { HeaderError, RowError } from '../errors.js';
  * @returns {Promise<{ bytesDone: number, stoppedEarly: boolean }>}  bytes of the stream up to the end of the
  *   last record handled: where a checkpoint puts the next segment
  */
-export async function readRows({ body, records, buildItem, onHeader, pass, report, stopBy, bytesLeft }) {
+export async function readRows({ body, records, buildItem, onHeader, pass, report, stopBy, drainTooLong = () => false, bytesLeft }) {
   const { parser, toRow } = records;
   const { stats } = report;
   let bytesDone = 0;
@@ -62,7 +63,7 @@ export async function readRows({ body, records, buildItem, onHeader, pass, repor
     bytesDone = row.endByte;
     if (++sinceClock >= 64) {
       sinceClock = 0;
-      if (performance.now() > stopBy && bytesLeft(bytesDone)) return { bytesDone, stoppedEarly: true };
+      if ((performance.now() > stopBy || drainTooLong()) && bytesLeft(bytesDone)) return { bytesDone, stoppedEarly: true };
     }
   }
   return { bytesDone, stoppedEarly: false };

@@ -64,6 +64,8 @@ export function createBatchWriter(options) {
   });
 
   const batch = createBatch(stats);
+  /** Rows handed to the writer and not yet written or rejected (in the open batch or outstanding). */
+  let queued = 0;
   /** Batches dispatched and not yet written or rejected. @type {Set<Promise<void>>} */
   const outstanding = new Set();
   const keysInFlight = createKeysInFlight();
@@ -72,6 +74,7 @@ export function createBatchWriter(options) {
 
   function dispatch() {
     const entries = batch.take();
+    queued += entries.length;
     // The file's order wins for a key: a batch that holds a key an earlier batch is still writing (or
     // re-driving, or backing off) is sent once that batch has ended, so the older row cannot land last.
     const earlier = keysInFlight.holders(entries);
@@ -82,6 +85,7 @@ export function createBatchWriter(options) {
       })
       .finally(() => {
         outstanding.delete(sending);
+        queued -= entries.length;
         keysInFlight.release(entries, sending);
         const wake = wakeReader;
         wakeReader = undefined;
@@ -120,6 +124,9 @@ export function createBatchWriter(options) {
       while (outstanding.size > 0) await Promise.all(outstanding);
       if (fatal !== undefined) throw fatal;
     },
+
+    /** Rows not yet written or rejected: in the open batch or in batches outstanding. */
+    queued: () => queued + batch.size(),
 
     limit,
   };

@@ -11,6 +11,7 @@ import http from 'node:http';
  * @property {Record<string, unknown>} payload
  * @property {unknown} [result]
  * @property {unknown} [error]
+ * @property {number} [ms]  how long the handler ran
  */
 
 /**
@@ -39,6 +40,7 @@ export async function startLambdaEndpoint({ handler, functionArn, timeoutMs }) {
       handler(payload, context)
         .then((result) => (invocation.result = result), (error) => (invocation.error = error))
         .finally(() => {
+          invocation.ms = performance.now() - started;
           running--;
           if (running === 0) {
             const done = waiters;
