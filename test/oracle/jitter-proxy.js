@@ -5,6 +5,7 @@
  * pass through at once. Listens on 127.0.0.1 and a free port.
  */
 import http from 'node:http';
+import { listenOnLoopback } from '../support/loopback.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
@@ -53,15 +54,9 @@ export async function startJitterProxy({ target, maxDelayMs, random = Math.rando
       res.destroy();
     }
   });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(undefined)));
-  const { port } = /** @type {import('node:net').AddressInfo} */ (server.address());
+  const listening = await listenOnLoopback(server, agent);
   return {
-    endpoint: `http://127.0.0.1:${port}`,
+    ...listening,
     counts,
-    async stop() {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(() => resolve(undefined)));
-      agent.destroy();
-    },
   };
 }

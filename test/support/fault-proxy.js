@@ -12,6 +12,7 @@
  * Other calls pass through untouched. Listens on 127.0.0.1 and a free port.
  */
 import http from 'node:http';
+import { listenOnLoopback } from './loopback.js';
 
 /**
  * @typedef {object} FaultOptions
@@ -119,15 +120,9 @@ export async function startFaultProxy({ target, unprocessedItems = 0, throttleCa
       reply(res, 500, {}, JSON.stringify({ __type: 'InternalServerError', message: `fault proxy: ${/** @type {Error} */ (error).message}` }));
     }
   });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(undefined)));
-  const { port } = /** @type {import('node:net').AddressInfo} */ (server.address());
+  const listening = await listenOnLoopback(server, agent);
   return {
-    endpoint: `http://127.0.0.1:${port}`,
+    ...listening,
     counts,
-    async stop() {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(() => resolve(undefined)));
-      agent.destroy();
-    },
   };
 }

@@ -7,6 +7,7 @@
  * Listens on 127.0.0.1 and a free port.
  */
 import http from 'node:http';
+import { listenOnLoopback } from './loopback.js';
 
 /**
  * @typedef {object} BodyFault
@@ -72,17 +73,11 @@ export async function startS3FaultProxy({ target, faults = [], refuseWrites = ()
     upstream.on('error', () => res.socket?.destroy());
     req.pipe(upstream);
   });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(undefined)));
-  const { port } = /** @type {import('node:net').AddressInfo} */ (server.address());
+  const listening = await listenOnLoopback(server, agent);
   return {
-    endpoint: `http://127.0.0.1:${port}`,
+    ...listening,
     counts,
     /** @param {BodyFault} fault */
     plan: (fault) => planned.push(fault),
-    async stop() {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(() => resolve(undefined)));
-      agent.destroy();
-    },
   };
 }
