@@ -111,14 +111,14 @@ export function createRecordParser({ delimiter, lineOffset = 0, fieldCount, enco
     const record = decodeFields === undefined ? output.record : decodeFields(output.record);
     const line = startLine(lines, emptyLines, record) + lineOffset;
     const bytes = fileOffset(output.bytes);
+    // Bytes that are not UTF-8 before this record's end belong to it (to a replaced line, too), not to the next.
+    const notUtf8 = invalidUtf8.length > 0 && invalidUtf8[0] < bytes;
+    while (invalidUtf8.length > 0 && invalidUtf8[0] < bytes) invalidUtf8.shift();
     if (record.length === 1 && record[0] === STAND_IN && problems.length > 0) {
-      // Bytes that are not UTF-8 in the replaced line belong to it, not to the next record.
-      while (invalidUtf8.length > 0 && invalidUtf8[0] < bytes) invalidUtf8.shift();
       const problem = /** @type {import('./record-guard.js').GuardProblem} */ (problems.shift());
       return { fields: undefined, line, reason: problem.reason, message: `line ${line}: ${problem.message}`, partialFields: [problem.text], endByte: bytes };
     }
-    if (invalidUtf8.length > 0 && invalidUtf8[0] < bytes) {
-      while (invalidUtf8.length > 0 && invalidUtf8[0] < bytes) invalidUtf8.shift();
+    if (notUtf8) {
       return {
         fields: undefined,
         line,

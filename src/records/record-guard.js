@@ -153,20 +153,20 @@ export function createRecordSplitter({ delimiter, utf8, atFileStart = true, maxR
       const found = scanRecord(held, pos, ending, delimiterByte, state);
       const i = state.stop;
       const boundary = found >= 0 ? found : -1;
-      /** @type {string | undefined} */
-      let bad = found === BAD_QUOTE ? 'a quoted field is closed by a quote followed by other text; double the quotes inside a quoted field ("") or quote the whole field' : undefined;
-      const quoted = state.quoted;
-      if (boundary === -1 && bad === undefined && ending && quoted) {
-        bad = 'a quoted field opened on this line is never closed';
-      }
-      if (bad === undefined && (boundary === -1 ? i : boundary) - base > maxRecordBytes) {
-        bad = `the record is longer than ${maxRecordBytes} bytes (an unclosed quote, or a file without line breaks?)`;
+      /** @type {{ reason: GuardProblem['reason'], message: string } | undefined} */
+      let bad;
+      if (found === BAD_QUOTE) {
+        bad = { reason: 'MALFORMED_CSV', message: 'a quoted field is closed by a quote followed by other text; double the quotes inside a quoted field ("") or quote the whole field' };
+      } else if (boundary === -1 && ending && state.quoted) {
+        bad = { reason: 'MALFORMED_CSV', message: 'a quoted field opened on this line is never closed' };
+      } else if ((boundary === -1 ? i : boundary) - base > maxRecordBytes) {
+        bad = { reason: 'RECORD_TOO_LARGE', message: `the record is longer than ${maxRecordBytes} bytes (an unclosed quote, or a file without line breaks?)` };
       }
       if (bad !== undefined) {
         passOn();
         const lineEnd = lineBreakFrom(held, 0);
         /** @type {GuardProblem} */
-        const problem = { reason: bad.startsWith('the record is longer') ? 'RECORD_TOO_LARGE' : 'MALFORMED_CSV', message: bad, text: textOf(held, 0, lineEnd === -1 ? held.length : lineEnd) };
+        const problem = { ...bad, text: textOf(held, 0, lineEnd === -1 ? held.length : lineEnd) };
         if (lineEnd !== -1) standIn(push, lineEnd, lineEnd, problem);
         else if (ending) standIn(push, held.length, held.length, problem);
         else {
