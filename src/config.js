@@ -4,9 +4,9 @@
  */
 import { ConfigError } from './errors.js';
 import { parseCheckpoint, parseShardSpec } from './job/checkpoint.js';
+import { ENCODING_NAMES } from './records/text-encoding.js';
 
 /** @typedef {'S' | 'N' | 'BOOL'} ColumnType */
-/** How the file's bytes are read as text. @typedef {'utf-8' | 'windows-1252' | 'latin1'} Encoding */
 
 /**
  * @typedef {object} ImportConfig
@@ -20,7 +20,7 @@ import { parseCheckpoint, parseShardSpec } from './job/checkpoint.js';
  * @property {boolean} generateKey      fill keyColumn with a deterministic UUID instead of reading it
  * @property {Record<string, ColumnType>} columnTypes  per-column DynamoDB type; unlisted columns are S
  * @property {string} delimiter         one-character CSV field delimiter
- * @property {Encoding} encoding        how the bytes are read as text
+ * @property {import('./records/text-encoding.js').EncodingOption} encoding  how the bytes are read as text ('auto': by the byte order mark)
  * @property {number} concurrency       BatchWriteItem calls in flight at most (the adaptive window's ceiling)
  * @property {boolean} adaptiveConcurrency  grow and cut the window with the table's answers (AIMD)
  * @property {number} minConcurrency    the adaptive window's floor
@@ -70,7 +70,7 @@ const OPTIONS = [
   { name: 'generateKey', env: 'GENERATE_KEY', fallback: false, parse: boolean },
   { name: 'columnTypes', env: 'COLUMN_TYPES', fallback: {}, parse: columnTypes },
   { name: 'delimiter', env: 'CSV_DELIMITER', fallback: ',', parse: delimiter },
-  { name: 'encoding', env: 'CSV_ENCODING', fallback: 'utf-8', parse: encoding },
+  { name: 'encoding', env: 'CSV_ENCODING', fallback: 'auto', parse: encoding },
   { name: 'concurrency', env: 'CONCURRENCY', fallback: 32, parse: integerIn(1, 1024) },
   { name: 'adaptiveConcurrency', env: 'ADAPTIVE_CONCURRENCY', fallback: true, parse: boolean },
   { name: 'minConcurrency', env: 'MIN_CONCURRENCY', fallback: 1, parse: integerIn(1, 1024) },
@@ -252,13 +252,13 @@ function delimiter(raw, name) {
   return value;
 }
 
-const ENCODINGS = new Map([['utf-8', 'utf-8'], ['utf8', 'utf-8'], ['windows-1252', 'windows-1252'], ['cp1252', 'windows-1252'], ['latin1', 'latin1'], ['iso-8859-1', 'latin1']]);
-
 /** @param {unknown} raw @param {string} name */
 function encoding(raw, name) {
-  const found = typeof raw === 'string' ? ENCODINGS.get(raw.trim().toLowerCase()) : undefined;
-  if (found === undefined) throw new ConfigError(name, raw, 'use "utf-8" (the default), "windows-1252" (files saved by Excel on Windows) or "latin1"');
-  return /** @type {Encoding} */ (found);
+  const found = typeof raw === 'string' ? ENCODING_NAMES.get(raw.trim().toLowerCase()) : undefined;
+  if (found === undefined) {
+    throw new ConfigError(name, raw, 'use "auto" (the default: UTF-8, or UTF-16LE when the file starts with its byte order mark), "utf-8", "utf-16le", "windows-1252" (files saved by Excel on Windows) or "latin1"');
+  }
+  return /** @type {import('./records/text-encoding.js').EncodingOption} */ (found);
 }
 
 /**

@@ -9,6 +9,8 @@ describe('resolveConfig', () => {
     const config = resolveConfig(base, {});
     expect(config).toMatchObject({ keyColumn: 'id', generateKey: false, delimiter: ',', concurrency: 32, maxAttempts: 12, backoffBaseMs: 25, backoffCapMs: 5000, logIntervalMs: 1000, columnTypes: {} });
     expect(Object.isFrozen(config)).toBe(true);
+    expect(config.encoding).toBe('auto');
+    expect(resolveConfig({ ...base, encoding: ' UTF16LE ' }, {}).encoding).toBe('utf-16le');
   });
 
   it('takes the payload over the environment over the default', () => {
@@ -49,6 +51,8 @@ describe('resolveConfig', () => {
     [{ segmentMs: 5 }, 'segmentMs', 'whole number from 100'],
     [{ readIdleTimeoutMs: 'soon' }, 'readIdleTimeoutMs', 'whole number'],
     [{ checkpoint: { byte: 10 } }, 'checkpoint', 'malformed checkpoint'],
+    [{ encoding: 'utf-16be' }, 'encoding', '"auto" \\(the default: UTF-8, or UTF-16LE when the file starts with its byte order mark\\), "utf-8", "utf-16le"'],
+    [{ shard: { jobId: 'j', etag: 'e', index: 0, count: 2, start: 5, end: 9, line: 1, header: ['id'], encoding: 'ucs-2' } }, 'shard', 'malformed shard'],
   ])('rejects %j naming %s', (override, option, fix) => {
     const attempt = () => resolveConfig({ ...base, ...override }, {});
     expect(attempt).toThrow(ConfigError);

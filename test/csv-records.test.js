@@ -4,7 +4,7 @@ import { createRecordParser } from '../src/records/csv-records.js';
 
 /**
  * @param {string | Buffer | Buffer[]} text  chunks, to cut sequences and records at chunk ends
- * @param {string} [delimiter] @param {import('../src/config.js').Encoding} [encoding]
+ * @param {string} [delimiter] @param {import('../src/records/text-encoding.js').EncodingOption} [encoding]
  */
 async function rows(text, delimiter = ',', encoding = 'utf-8') {
   const { input, parser, toRow } = createRecordParser({ delimiter, encoding });
@@ -120,6 +120,32 @@ describe('createRecordParser', () => {
     const latin = Buffer.concat([Buffer.from('id,name\n1,M'), Buffer.from([0xfc]), Buffer.from('ller '), Buffer.from([0x80]), Buffer.from('\n')]);
     expect((await rows(latin, ',', 'windows-1252'))[1]).toEqual({ line: 2, fields: ['1', 'Müller €'] });
     expect((await rows(latin, ',', 'latin1'))[1]).toEqual({ line: 2, fields: ['1', 'Müller \u0080'] });
+  });
+
+  it('reads UTF-16LE by its byte order mark, by code units, however chunks cut the units, and rejects broken pairs', async () => {
+    // U+2C22 is the bytes 22 2C (a quote, a comma), U+0A0D the bytes 0D 0A (a line break), read byte by byte.
+    const text = 'id,name\r\n1,"Zo\u00eb, \u2c22\u0a0d ""x"""\r\n2,a"b\n3,"x"y\n4,\ud83d\ude00\n5,\udc00\n6,ok\n';
+    const bytes = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]);
+    const expected = [
+      { line: 1, fields: ['id', 'name'] },
+      { line: 2, fields: ['1', 'Zo\u00eb, \u2c22\u0a0d "x"'] },
+      { line: 3, fields: ['2', 'a"b'] },
+      { line: 4, reason: 'MALFORMED_CSV' },
+      { line: 5, fields: ['4', '\ud83d\ude00'] },
+      { line: 6, reason: 'INVALID_UTF16' },
+      { line: 7, fields: ['6', 'ok'] },
+    ];
+    for (const [head, tail] of cuts(bytes)) expect(await rows([head, tail], ',', 'auto')).toEqual(expected);
+    // Said by the option, without a byte order mark; half a unit at the end is a broken record too.
+    const odd = Buffer.concat([Buffer.from('id\n1\n', 'utf16le'), Buffer.from([0x41])]);
+    expect(await rows(odd, ',', 'utf-16le')).toEqual([{ line: 1, fields: ['id'] }, { line: 2, fields: ['1'] }, { line: 3, reason: 'INVALID_UTF16' }]);
+  });
+
+  it('drops a byte order mark only where the encoding has one', async () => {
+    const bom = Buffer.from([0xef, 0xbb, 0xbf]);
+    expect(await rows(Buffer.concat([bom, Buffer.from('id\n1\n')]), ',', 'auto')).toEqual([{ line: 1, fields: ['id'] }, { line: 2, fields: ['1'] }]);
+    expect((await rows(Buffer.concat([bom, Buffer.from('id\n1\n')]), ',', 'windows-1252'))[0]).toEqual({ line: 1, fields: ['\u00ef\u00bb\u00bfid'] });
+    expect((await rows(Buffer.from([0xff, 0xfe, 0x69, 0x64, 0x0a]), ',', 'latin1'))[0]).toEqual({ line: 1, fields: ['\u00ff\u00feid'] });
   });
 
   it('gives each record the file offset of its end, past lines the guard replaced', async () => {

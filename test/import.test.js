@@ -133,14 +133,23 @@ describe('import against DynamoDB Local and the S3 emulator', () => {
     }
   });
 
-  it('refuses a UTF-16 file by its byte order mark, whole or sharded, before writing, instead of reading it as UTF-8', async () => {
+  it('reads a UTF-16LE file by its byte order mark in every segment and every shard, by code units', async () => {
     const table = await createTable(dynamodb);
-    const text = `id,name\n${Array.from({ length: 2_000 }, (_, i) => `u${i},Zoë ${i}`).join('\n')}\n`;
+    // U+2C22, U+0A2C and U+220D hold the bytes of a quote, a comma, a line feed and a carriage return:
+    // read byte by byte, they would cut fields and records; an emoji is a surrogate pair.
+    const name = (/** @type {number} */ i) => `Zoë \u2c22\u0a2c\u220d 😀 ${i}`;
+    const rows = Array.from({ length: 3_000 }, (_, i) => `u${i},"${name(i)}, ""q"""`);
+    const text = `id,name\r\n${rows.join('\r\n')}\r\nbad,\ud800x\r\n`;
     await upload(s3, 'utf16/people.csv', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]));
-    for (const options of [{}, { shards: 2 }]) {
-      await expect(handler({ bucket: TEST_BUCKET, key: 'utf16/people.csv', table, ...options })).rejects.toThrow(/the file is UTF-16LE \(its byte order mark says so\), which is not read yet; save it as UTF-8/);
+    for (const options of [{ segmentMs: 100 }, { shards: 3 }]) {
+      const summary = summaryOf(await handler({ bucket: TEST_BUCKET, key: 'utf16/people.csv', table, ...options }));
+      expect(summary, JSON.stringify(options)).toMatchObject({ rowsRead: 3_001, written: 3_000, rejected: 1, balanced: true, rejectedByReason: { INVALID_UTF16: 1 } });
+      const items = await scanAll(dynamodb, table);
+      expect(items.length).toBe(3_000);
+      expect(new Map(items.map((item) => [item.id.S, item.name.S]))).toEqual(new Map(rows.map((_, i) => [`u${i}`, `${name(i)}, "q"`])));
     }
-    expect(await scanAll(dynamodb, table)).toEqual([]);
+    await upload(s3, 'utf16/big-endian.csv', Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from('id\n1\n', 'utf16le').swap16()]));
+    await expect(handler({ bucket: TEST_BUCKET, key: 'utf16/big-endian.csv', table })).rejects.toThrow(/the file is UTF-16BE \(its byte order mark says so\), which is not read; save it as UTF-8 or UTF-16LE/);
   });
 });
 

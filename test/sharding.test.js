@@ -12,7 +12,7 @@ import { handler } from '../src/handler.js';
 import { MAX_SHARDS } from '../src/config.js';
 import { shardCountFor, shardPayloads } from '../src/job/fan-out.js';
 import { readJobStatus } from '../src/job/job-status.js';
-import { generatedCsv, mixedCsv } from './support/imports.js';
+import { generatedCsv, mixedCsv, summaryOf } from './support/imports.js';
 import { startLambdaEndpoint } from './support/lambda-endpoint.js';
 import { createTable, expectTableHoldsExactly, readObject, rejectedLinesIn, TEST_BUCKET, upload, useCleanups, useLocalServers } from './support/local.js';
 
@@ -154,6 +154,15 @@ describe('a sharded job', () => {
     const small = /** @type {Record<string, any>} */ (await handler({ bucket: TEST_BUCKET, key: 'sharded/small.csv', table, bytesPerShard }));
     expect(small).toMatchObject({ shards: 1, rowsRead: 100, written: 100 });
     expect(small.note).toBeUndefined();
+  });
+
+  it('counts an earlier unsharded run of the same file as none of a later plan\'s shards', async () => {
+    const table = await createTable(dynamodb);
+    await upload(s3, 'sharded/then.csv', generatedCsv(3_000, 8));
+    expect(summaryOf(await handler({ bucket: TEST_BUCKET, key: 'sharded/then.csv', table }))).toMatchObject({ rowsRead: 3_000, balanced: true });
+    // Same object version, same job id: shard 0's status object holds the whole-file run's "done".
+    const job = jobSummaryOf(await handler({ bucket: TEST_BUCKET, key: 'sharded/then.csv', table, shards: 3 }));
+    expect(job).toMatchObject({ shards: 3, started: 3, alreadyDone: 0, state: 'done', rowsRead: 3_000, written: 3_000, balanced: true });
   });
 
   it('splits the job maxWcu across its shards, so that together they stay under it', async () => {

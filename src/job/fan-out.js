@@ -67,6 +67,7 @@ export async function planJob(config, s3) {
     etag: source.etag,
     bytes: source.contentLength,
     header: planned.header,
+    encoding: planned.encoding,
     shards: planned.shards,
     options: planOptionsOf(config),
     createdAt: new Date().toISOString(),
@@ -128,7 +129,7 @@ export function shardPayloads(payload, plan, maxWcu) {
   return plan.shards.map((range) => ({
     ...common,
     ...(share === undefined ? {} : { maxWcu: share }),
-    shard: { jobId: plan.jobId, etag: plan.etag, index: range.index, count, start: range.start, end: range.end, line: range.line, header: plan.header },
+    shard: { jobId: plan.jobId, etag: plan.etag, index: range.index, count, start: range.start, end: range.end, line: range.line, header: plan.header, encoding: plan.encoding },
   }));
 }
 

@@ -35,6 +35,7 @@ const silenceAllowedMs = (status) => (status.handedOverAt !== undefined ? 15 * 6
  * @property {string} etag
  * @property {number} bytes
  * @property {string[]} header
+ * @property {import('../records/text-encoding.js').Encoding} [encoding]  the file's (absent in a plan from before it was kept)
  * @property {Array<import('./shard-plan.js').ShardRange>} shards
  * @property {{ delimiter: string, encoding: string, shards: number, bytesPerShard: number | null }} [options]  the options it was cut by
  * @property {string} createdAt
@@ -201,7 +202,8 @@ export async function readJobStatus(s3, bucket, prefix, jobId, knownPlan, now = 
   if (plan === undefined && found[0] === undefined) return undefined;
   /** @type {ShardStatus[]} */
   const shards = found.map((status, index) => {
-    if (status === undefined) return { jobId, shard: index, shards: count, state: 'pending', updatedAt: '', rowsRead: 0, written: 0, rejected: 0 };
+    // A status of another cut of the job (an unsharded run's, before this plan) is not this shard's.
+    if (status === undefined || (status.shards !== undefined && status.shards !== count)) return { jobId, shard: index, shards: count, state: 'pending', updatedAt: '', rowsRead: 0, written: 0, rejected: 0 };
     const silentMs = now - (Date.parse(status.updatedAt) || 0);
     return status.state === 'running' && silentMs > silenceAllowedMs(status) ? { ...status, state: 'lost', error: `no status update for ${Math.round(silentMs / 1000)} s: the run was killed or timed out; run the job again to re-run it` } : status;
   });

@@ -6,9 +6,10 @@
  */
 import { parse } from 'csv-parse/sync';
 import { HeaderError, SourceError } from '../errors.js';
-import { bomLength, csvReadingOptions } from '../records/csv-options.js';
+import { csvReadingOptions } from '../records/csv-options.js';
 import { windows1252Fields } from '../records/csv-records.js';
 import { createRecordScanner } from '../records/record-scanner.js';
+import { decideEncoding } from '../records/text-encoding.js';
 
 /**
  * @typedef {object} ShardRange
@@ -21,6 +22,7 @@ import { createRecordScanner } from '../records/record-scanner.js';
 /**
  * @typedef {object} ShardPlan
  * @property {string[]} header
+ * @property {import('../records/text-encoding.js').Encoding} encoding  the file's, decided at its start: every shard reads in it
  * @property {ShardRange[]} shards  in file order, none empty; fewer than asked for if the file has fewer records
  * @property {number} bytes   size of the object
  * @property {string} [note]  why the plan differs from what was asked for
@@ -38,11 +40,11 @@ const MAX_HEADER_BYTES = 256 << 10;
  * @param {number} options.bytes      the object's size
  * @param {number} options.shards     how many shards are wanted
  * @param {string} options.delimiter
- * @param {import('../config.js').Encoding} [options.encoding]
+ * @param {import('../records/text-encoding.js').EncodingOption} [options.encoding]
  * @param {string} options.where      s3://bucket/key, for messages
  * @returns {Promise<ShardPlan>}
  */
-export async function planShards(body, { bytes, shards, delimiter, encoding = 'utf-8', where }) {
+export async function planShards(body, { bytes, shards, delimiter, encoding = 'auto', where }) {
   /** @type {Buffer[]} */
   const head = [];
   let headBytes = 0;
@@ -59,7 +61,7 @@ export async function planShards(body, { bytes, shards, delimiter, encoding = 'u
     onBoundary(boundary) {
       if (headerEnd === undefined) {
         // csv-parse skips empty lines before the header: the header ends at the first non-empty record.
-        if (isBlank(Buffer.concat(head).subarray(0, boundary.byte))) return false;
+        if (/^[\r\n]*$/.test(headText(Buffer.concat(head).subarray(0, boundary.byte), encoding))) return false;
         headerEnd = boundary;
         targets = cutTargets(boundary.byte, bytes, shards);
         ranges.push({ index: 0, start: boundary.byte, end: bytes, line: boundary.lines });
@@ -87,14 +89,15 @@ export async function planShards(body, { bytes, shards, delimiter, encoding = 'u
     throw new HeaderError(`the first record of ${where} is longer than ${MAX_HEADER_BYTES} bytes, too long for a header; check the delimiter and the first line`);
   }
   const headerBytes = Buffer.concat(head).subarray(0, headerEnd?.byte ?? headBytes);
-  const header = parseHeader(headerBytes, delimiter, encoding, where);
+  const header = parseHeader(headText(headerBytes, encoding), delimiter, encoding, where);
+  const decided = decideEncoding(encoding, headerBytes).encoding;
   if (headerEnd === undefined) {
     // The header is the whole file (no line break after it): no rows, one empty shard.
-    return { header, shards: [], bytes, note: 'the file holds a header and no rows' };
+    return { header, encoding: decided, shards: [], bytes, note: 'the file holds a header and no rows' };
   }
   const planned = ranges.filter((range) => range.end > range.start).map((range, index) => ({ ...range, index }));
   const note = planned.length < shards ? `asked for ${shards} shards; the file has record boundaries for ${planned.length}` : undefined;
-  return { header, shards: planned, bytes, ...(note === undefined ? {} : { note }) };
+  return { header, encoding: decided, shards: planned, bytes, ...(note === undefined ? {} : { note }) };
 }
 
 /**
@@ -107,23 +110,26 @@ function cutTargets(headerEnd, bytes, shards) {
   return targets;
 }
 
-/** Nothing but line breaks, after a BOM if there is one. @param {Buffer} bytes */
-function isBlank(bytes) {
-  for (let i = bomLength(bytes); i < bytes.length; i++) if (bytes[i] !== 0x0a && bytes[i] !== 0x0d) return false;
-  return true;
+/**
+ * The file's first bytes as text, without the byte order mark, as the first segment would read them.
+ * @param {Buffer} bytes @param {import('../records/text-encoding.js').EncodingOption} option
+ */
+function headText(bytes, option) {
+  const { encoding, bom } = decideEncoding(option, bytes);
+  return bytes.toString(encoding === 'utf-8' ? 'utf8' : encoding === 'utf-16le' ? 'utf16le' : 'latin1', bom);
 }
 
 /**
- * @param {Buffer} bytes  the header record with its line break (and any BOM and empty lines before it)
- * @param {string} delimiter @param {import('../config.js').Encoding} encoding @param {string} where
+ * @param {string} text  the header record with its line break (and any empty lines before it)
+ * @param {string} delimiter @param {import('../records/text-encoding.js').EncodingOption} encoding @param {string} where
  * @returns {string[]}
  */
-function parseHeader(bytes, delimiter, encoding, where) {
-  if (isBlank(bytes)) throw new HeaderError(`${where} is empty: there is no header to plan shards by; upload the CSV with its header line`);
+function parseHeader(text, delimiter, encoding, where) {
+  if (/^[\r\n]*$/.test(text)) throw new HeaderError(`${where} is empty: there is no header to plan shards by; upload the CSV with its header line`);
   /** @type {string[][]} */
   let records;
   try {
-    records = parse(bytes, { ...csvReadingOptions(delimiter), encoding: encoding === 'utf-8' ? 'utf8' : 'latin1' });
+    records = parse(text, csvReadingOptions(delimiter));
   } catch (error) {
     throw new HeaderError(`the header of ${where} cannot be read as CSV (${/** @type {Error} */ (error).message}); fix the first line`, { cause: error });
   }

@@ -1,7 +1,8 @@
 /**
  * A CSV byte stream as an ordered stream of records, each with the line it starts on, and of malformed
  * records, each with its line and what is wrong. Parsing goes on after a malformed record. The bytes go
- * through the record guard (strict quoting, a bound on a record's size, UTF-8 checked) into csv-parse.
+ * through the record guard (the encoding, strict quoting, a bound on a record's size, the text checked)
+ * into csv-parse.
  */
 import { parse } from 'csv-parse';
 import { csvReadingOptions } from './csv-options.js';
@@ -18,7 +19,7 @@ import { createRecordGuard, STAND_IN } from './record-guard.js';
  * @typedef {object} CsvSkip
  * @property {undefined} fields
  * @property {number} line
- * @property {'MALFORMED_CSV' | 'FIELD_COUNT' | 'RECORD_TOO_LARGE' | 'INVALID_UTF8'} reason
+ * @property {'MALFORMED_CSV' | 'FIELD_COUNT' | 'RECORD_TOO_LARGE' | 'INVALID_UTF8' | 'INVALID_UTF16'} reason
  * @property {string} message
  * @property {string[]} partialFields  what could be read of the record
  * @property {number} [endByte]  bytes consumed up to the end of this record, when known
@@ -30,12 +31,14 @@ import { createRecordGuard, STAND_IN } from './record-guard.js';
  * `lineOffset` is the number of lines before its first byte, so that line numbers stay those of the whole
  * file, and `fieldCount` the header's length, so that every record is held to the header's count (by
  * default the first record, the header, sets it).
- * @param {{ delimiter: string, lineOffset?: number, fieldCount?: number, encoding?: import('../config.js').Encoding, atFileStart?: boolean }} options
+ * `encoding` is the option's value at the file's start, and the job's decided encoding past it.
+ * @param {{ delimiter: string, lineOffset?: number, fieldCount?: number, encoding?: import('./text-encoding.js').EncodingOption, atFileStart?: boolean }} options
  */
-export function createRecordParser({ delimiter, lineOffset = 0, fieldCount, encoding = 'utf-8', atFileStart = true }) {
+export function createRecordParser({ delimiter, lineOffset = 0, fieldCount, encoding = 'auto', atFileStart = true }) {
   let expectedFields = fieldCount;
-  const guard = createRecordGuard({ delimiter, utf8: encoding === 'utf-8', atFileStart });
-  const { problems, shifts, invalidUtf8 } = guard;
+  const guard = createRecordGuard({ delimiter, encoding, atFileStart });
+  const { problems, shifts, invalidText } = guard;
+  const singleByte = encoding === 'windows-1252' || encoding === 'latin1';
   // File offsets are parser offsets plus the length the guard's stand-ins took out or put in before them.
   let shift = 0;
   const fileOffset = (/** @type {number} */ parserBytes) => {
@@ -58,9 +61,10 @@ export function createRecordParser({ delimiter, lineOffset = 0, fieldCount, enco
   }
 
   const parser = parse({
-    ...csvReadingOptions(delimiter, atFileStart),
-    // Latin-1 maps each byte to one character; windows-1252 differs only in 0x80-0x9F, mapped after.
-    encoding: encoding === 'utf-8' ? 'utf8' : 'latin1',
+    ...csvReadingOptions(delimiter),
+    // The guard passes UTF-16 on as UTF-8. Latin-1 maps each byte to one character; windows-1252 differs
+    // only in 0x80-0x9F, mapped after.
+    encoding: singleByte ? 'latin1' : 'utf8',
     // Field counts are checked in toRow against the header: csv-parse would take the first record it
     // sees as the reference, which mid-file may be a bad one.
     relax_column_count: true,
@@ -111,19 +115,22 @@ export function createRecordParser({ delimiter, lineOffset = 0, fieldCount, enco
     const record = decodeFields === undefined ? output.record : decodeFields(output.record);
     const line = startLine(lines, emptyLines, record) + lineOffset;
     const bytes = fileOffset(output.bytes);
-    // Bytes that are not UTF-8 before this record's end belong to it (to a replaced line, too), not to the next.
-    const notUtf8 = invalidUtf8.length > 0 && invalidUtf8[0] < bytes;
-    while (invalidUtf8.length > 0 && invalidUtf8[0] < bytes) invalidUtf8.shift();
+    // Text not valid in the encoding before this record's end belongs to it (to a replaced line, too), not to the next.
+    const invalid = invalidText.length > 0 && invalidText[0] < bytes;
+    while (invalidText.length > 0 && invalidText[0] < bytes) invalidText.shift();
     if (record.length === 1 && record[0] === STAND_IN && problems.length > 0) {
       const problem = /** @type {import('./record-guard.js').GuardProblem} */ (problems.shift());
       return { fields: undefined, line, reason: problem.reason, message: `line ${line}: ${problem.message}`, partialFields: [problem.text], endByte: bytes };
     }
-    if (notUtf8) {
+    if (invalid) {
+      const utf16 = guard.encoding() === 'utf-16le';
       return {
         fields: undefined,
         line,
-        reason: 'INVALID_UTF8',
-        message: `line ${line}: the record has bytes that are not UTF-8 (shown as U+FFFD here); if the file is in another encoding, set the encoding option (windows-1252, latin1)`,
+        reason: utf16 ? 'INVALID_UTF16' : 'INVALID_UTF8',
+        message: utf16
+          ? `line ${line}: the record has a UTF-16 code unit without its pair (or the file ends in half a unit), shown as U+FFFD here; fix the record and import it again`
+          : `line ${line}: the record has bytes that are not UTF-8 (shown as U+FFFD here); if the file is in another encoding, set the encoding option (windows-1252, latin1)`,
         partialFields: record,
         endByte: bytes,
       };
@@ -147,7 +154,7 @@ export function createRecordParser({ delimiter, lineOffset = 0, fieldCount, enco
 
   guard.stream.pipe(parser);
   guard.stream.on('error', (error) => parser.destroy(error));
-  return { input: guard.stream, parser, toRow, linesRead };
+  return { input: guard.stream, parser, toRow, linesRead, encoding: guard.encoding };
 }
 
 // Windows-1252's characters for 0x80-0x9F (undefined bytes keep Latin-1's control characters).

@@ -7,7 +7,9 @@
  * reading resumes on the next line: a stray quote (`1,"Ann,Paris`) costs its own line, and the rows after
  * it are read as the file has them. The problem, in order, waits in `problems` for the reader.
  *
- * It also finds bytes that are not UTF-8 (when the file is read as UTF-8), by their offsets in the file.
+ * It decides the encoding at the file's start (text-encoding.js) and drops the byte order mark, and finds
+ * text that is not valid in the encoding (bytes that are not UTF-8, unpaired UTF-16 surrogates) by its
+ * offset in the file.
  *
  * Bytes are passed on as they come, up to the last record boundary; only the record under way is held,
  * at most `maxRecordBytes`. A stand-in is shorter or longer than the line it replaces: `shifts` says
@@ -15,8 +17,7 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { Transform } from 'node:stream';
-import { HeaderError } from '../errors.js';
-import { UTF8_BOM } from './csv-options.js';
+import { decideEncoding, ENCODING_PROBE_BYTES, unitBytes } from './text-encoding.js';
 
 const QUOTE = 0x22;
 const LF = 0x0a;
@@ -37,8 +38,8 @@ const STAND_IN_BYTES = Buffer.from(STAND_IN, 'latin1');
  */
 
 /**
- * The guard as a stream: bytes in, the bytes csv-parse is to read out.
- * @param {{ delimiter: string, utf8: boolean, atFileStart?: boolean, maxRecordBytes?: number, refuseUtf16?: boolean }} options
+ * The guard as a stream: bytes in, the bytes csv-parse is to read out (UTF-8, or single-byte text).
+ * @param {SplitterOptions} options
  */
 export function createRecordGuard(options) {
   const splitter = createRecordSplitter(options);
@@ -52,48 +53,109 @@ export function createRecordGuard(options) {
       }
     },
     flush(done) {
-      splitter.end((part) => stream.push(part));
-      done();
+      try {
+        splitter.end((part) => stream.push(part));
+        done();
+      } catch (error) {
+        done(/** @type {Error} */ (error));
+      }
     },
   });
-  return { stream, problems: splitter.problems, shifts: splitter.shifts, invalidUtf8: splitter.invalidUtf8 };
+  return { stream, problems: splitter.problems, shifts: splitter.shifts, invalidText: splitter.invalidText, encoding: splitter.encoding };
 }
+
+/**
+ * @typedef {object} SplitterOptions
+ * @property {string} delimiter
+ * @property {import('./text-encoding.js').EncodingOption} encoding  'auto' is decided by the file's start
+ * @property {boolean} [atFileStart]  the bytes start at the file's start (where a byte order mark is); default true
+ * @property {boolean} [checkText]  find records whose bytes are not valid in the encoding; default true
+ * @property {boolean} [output]  pass the records on (an import); false: only find boundaries (the planner)
+ * @property {number} [maxRecordBytes]
+ * @property {(boundary: { byte: number, lines: number }) => void} [onBoundary]  each record's end: its file
+ *   offset and the line breaks before it (counting them costs a pass over the bytes: planning only)
+ */
 
 /**
  * Where records start and end by the guard's rules, with what to pass on to csv-parse. The shard planner
  * (record-scanner.js) finds its boundaries with this same code, so a shard starts where a segment that
  * read the whole file would have found a record's start.
- * @param {object} options
- * @param {string} options.delimiter
- * @param {boolean} options.utf8  check that the bytes are UTF-8
- * @param {boolean} [options.atFileStart]  the bytes start at the file's start (where a byte order mark is)
- * @param {boolean} [options.refuseUtf16]  refuse a UTF-16 byte order mark at the file's start; default: `utf8`
- * @param {number} [options.maxRecordBytes]
- * @param {(boundary: { byte: number, lines: number }) => void} [options.onBoundary]  each record's end: its file
- *   offset and the line breaks before it (counting them costs a pass over the bytes: planning only)
+ *
+ * UTF-16LE is scanned by code units, and each record is passed on as UTF-8 (with a shift for the length
+ * it changed), so csv-parse only ever reads UTF-8 or single-byte text, and offsets stay the file's.
+ * @param {SplitterOptions} options
  */
-export function createRecordSplitter({ delimiter, utf8, atFileStart = true, maxRecordBytes = MAX_RECORD_BYTES, refuseUtf16: refuse = utf8, onBoundary }) {
-  const delimiterByte = Buffer.from(delimiter, 'utf8')[0];
+export function createRecordSplitter({ delimiter, encoding: option, atFileStart = true, checkText = true, output = true, maxRecordBytes = MAX_RECORD_BYTES, onBoundary }) {
   /** @type {GuardProblem[]} */
   const problems = [];
-  /** Where a stand-in changed the length: from parser byte `at` on, file offsets are `delta` further. @type {Array<{ at: number, delta: number }>} */
+  /** Where a stand-in or a transcoded record changed the length: from parser byte `at` on, file offsets are `delta` further. @type {Array<{ at: number, delta: number }>} */
   const shifts = [];
-  /** File offsets of bytes that are not UTF-8, in order. @type {number[]} */
-  const invalidUtf8 = [];
+  /** File offsets of text that is not valid in the encoding, in order. @type {number[]} */
+  const invalidText = [];
+
+  /** Decided at the file's start, from the option and the byte order mark. @type {import('./text-encoding.js').Encoding | undefined} */
+  let decided;
+  let wide = false; // UTF-16: scan by 2-byte code units
+  let delimiterUnit = 0;
+  /** @type {((chunk: Buffer, at: number, last?: boolean) => void) | undefined} */
+  let utf8Check;
+  /** The file's first bytes, held until the encoding can be decided. @type {Buffer | undefined} */
+  let opening = atFileStart ? Buffer.alloc(0) : undefined;
 
   /** The current record's bytes from its first byte; `pos` is where scanning resumes in it. @type {Buffer} */
   let held = Buffer.alloc(0);
   let pos = 0;
   // Quoting state of the record under way, kept between chunks.
   const state = { quoted: false, fieldStart: true, stop: 0 };
-  let atStart = atFileStart;
   let passed = 0; // bytes passed on to csv-parse
   let consumed = 0; // bytes of the file before `held`
   let lines = 0; // line breaks of the file before `held` (counted only for onBoundary)
   // A line being dropped (a bad record's first line longer than fits): bytes dropped so far, and why.
   /** @type {{ dropped: number, problem: GuardProblem } | undefined} */
   let skipping;
-  const utf8Check = utf8 ? createUtf8Check(invalidUtf8) : undefined;
+
+  /** @param {import('./text-encoding.js').Encoding} encoding */
+  function decide(encoding) {
+    decided = encoding;
+    wide = unitBytes(encoding) === 2;
+    delimiterUnit = wide ? delimiter.charCodeAt(0) : Buffer.from(delimiter, encoding === 'utf-8' ? 'utf8' : 'latin1')[0];
+    if (encoding === 'utf-8' && checkText) utf8Check = createUtf8Check(invalidText);
+  }
+  // Mid-file, the encoding was decided by the job's first reader ('auto' there: a checkpoint from before it was carried).
+  if (!atFileStart) decide(option === 'auto' ? 'utf-8' : option);
+
+  /**
+   * Decides the encoding from the file's first bytes and drops its byte order mark; returns the rest.
+   * @param {Buffer} first
+   */
+  function open(first) {
+    const { encoding, bom } = decideEncoding(option, first);
+    decide(encoding);
+    consumed += bom;
+    if (bom > 0 && output) shifts.push({ at: 0, delta: bom });
+    return first.subarray(bom);
+  }
+
+  /**
+   * Passes on bytes of whole records (or of the last, unfinished one at the end). UTF-16 is passed on as
+   * UTF-8, one record at a time, so that the shift for each record's end is exact.
+   * @param {(chunk: Buffer) => void} push @param {Buffer} bytes
+   */
+  function emit(push, bytes) {
+    if (!wide) {
+      push(bytes);
+      passed += bytes.length;
+      return;
+    }
+    if (!output) return;
+    const odd = bytes.length % 2 === 1;
+    const text = bytes.toString('utf16le') + (odd ? '\ufffd' : '');
+    if (checkText && (odd || LONE_SURROGATE.test(text))) invalidText.push(consumed);
+    const utf8 = Buffer.from(text, 'utf8');
+    push(utf8);
+    passed += utf8.length;
+    if (utf8.length !== bytes.length) shifts.push({ at: passed, delta: bytes.length - utf8.length });
+  }
 
   /**
    * Replaces the record that starts at `held[0]` by a stand-in, up to `lineEnd` (its first line break, or
@@ -112,8 +174,10 @@ export function createRecordSplitter({ delimiter, utf8, atFileStart = true, maxR
     state.fieldStart = true;
   }
 
-  /** @param {Buffer} bytes @param {number} from @param {number} to */
-  const textOf = (bytes, from, to) => bytes.toString('utf8', from, Math.min(to, from + 200));
+  /** The start of a replaced line, as text. @param {Buffer} bytes @param {number} to */
+  const textOf = (bytes, to) => (wide ? bytes.toString('utf16le', 0, Math.min(to, 400)) : bytes.toString(decided === 'utf-8' ? 'utf8' : 'latin1', 0, Math.min(to, 200)));
+  /** @param {Buffer} bytes */
+  const lineBreakIn = (bytes) => (wide ? lineBreakFrom16(bytes) : lineBreakFrom(bytes));
 
   /**
    * Scans `held` from `pos`; passes on every whole record. Returns at the end of the bytes, or where the
@@ -126,8 +190,7 @@ export function createRecordSplitter({ delimiter, utf8, atFileStart = true, maxR
     let base = 0;
     const passOn = () => {
       if (base === 0) return;
-      push(held.subarray(0, base));
-      passed += base;
+      emit(push, held.subarray(0, base));
       consumed += base;
       held = held.subarray(base);
       pos -= base;
@@ -135,11 +198,13 @@ export function createRecordSplitter({ delimiter, utf8, atFileStart = true, maxR
     };
     for (;;) {
       if (skipping !== undefined) {
-        const end = lineBreakFrom(held, 0);
+        const end = lineBreakIn(held);
         if (end === -1 && !ending) {
-          skipping.dropped += held.length;
-          consumed += held.length;
-          held = Buffer.alloc(0);
+          // A UTF-16 code unit cut by the chunk's end stays, to be read whole.
+          const drop = wide ? held.length - (held.length % 2) : held.length;
+          skipping.dropped += drop;
+          consumed += drop;
+          held = held.subarray(drop);
           pos = 0;
           return;
         }
@@ -150,7 +215,7 @@ export function createRecordSplitter({ delimiter, utf8, atFileStart = true, maxR
         if (end === -1) return;
         continue;
       }
-      const found = scanRecord(held, pos, ending, delimiterByte, state);
+      const found = wide ? scanRecord16(held, pos, ending, delimiterUnit, state) : scanRecord(held, pos, ending, delimiterUnit, state);
       const i = state.stop;
       const boundary = found >= 0 ? found : -1;
       /** @type {{ reason: GuardProblem['reason'], message: string } | undefined} */
@@ -164,9 +229,9 @@ export function createRecordSplitter({ delimiter, utf8, atFileStart = true, maxR
       }
       if (bad !== undefined) {
         passOn();
-        const lineEnd = lineBreakFrom(held, 0);
+        const lineEnd = lineBreakIn(held);
         /** @type {GuardProblem} */
-        const problem = { ...bad, text: textOf(held, 0, lineEnd === -1 ? held.length : lineEnd) };
+        const problem = { ...bad, text: textOf(held, lineEnd === -1 ? held.length : lineEnd) };
         if (lineEnd !== -1) standIn(push, lineEnd, lineEnd, problem);
         else if (ending) standIn(push, held.length, held.length, problem);
         else {
@@ -181,43 +246,46 @@ export function createRecordSplitter({ delimiter, utf8, atFileStart = true, maxR
         return;
       }
       if (onBoundary !== undefined) {
-        lines += lineBreaksIn(held, base, boundary);
+        lines += wide ? lineBreaksIn16(held, base, boundary) : lineBreaksIn(held, base, boundary);
         onBoundary({ byte: consumed + boundary, lines });
       }
       base = boundary;
       pos = boundary;
       state.fieldStart = true;
+      if (wide) passOn();
     }
+  }
+
+  /** @param {Buffer} chunk @param {(part: Buffer) => void} push @param {boolean} ending */
+  function take(chunk, push, ending) {
+    let bytes = chunk;
+    if (opening !== undefined) {
+      const first = opening.length === 0 ? chunk : Buffer.concat([opening, chunk]);
+      if (first.length < ENCODING_PROBE_BYTES && !ending) {
+        opening = first;
+        return;
+      }
+      opening = undefined;
+      bytes = open(first);
+    }
+    utf8Check?.(bytes, consumed + held.length, ending);
+    held = held.length === 0 ? bytes : Buffer.concat([held, bytes]);
+    scan(push, ending);
   }
 
   return {
     problems,
     shifts,
-    invalidUtf8,
+    invalidText,
+    /** The encoding the file is read in, once its first bytes were seen. */
+    encoding: () => decided,
     /** @param {Buffer} chunk @param {(part: Buffer) => void} push */
-    write(chunk, push) {
-      utf8Check?.(chunk, consumed + held.length);
-      let bytes = chunk;
-      if (atStart) {
-        atStart = false;
-        if (refuse) refuseUtf16(bytes);
-        if (bytes.length >= 3 && bytes[0] === UTF8_BOM[0] && bytes[1] === UTF8_BOM[1] && bytes[2] === UTF8_BOM[2]) {
-          // csv-parse drops the BOM: pass it on, and scan the first field from after it.
-          push(bytes.subarray(0, 3));
-          passed += 3;
-          consumed += 3;
-          bytes = bytes.subarray(3);
-        }
-      }
-      held = held.length === 0 ? bytes : Buffer.concat([held, bytes]);
-      scan(push, false);
-    },
+    write: (chunk, push) => take(chunk, push, false),
     /** @param {(part: Buffer) => void} push @returns {{ bytes: number, lines: number }} the file's size and line breaks */
     end(push) {
-      utf8Check?.(Buffer.alloc(0), consumed + held.length, true);
-      scan(push, true);
-      if (onBoundary !== undefined) lines += lineBreaksIn(held, 0, held.length);
-      if (held.length > 0) push(held);
+      take(Buffer.alloc(0), push, true);
+      if (onBoundary !== undefined) lines += wide ? lineBreaksIn16(held, 0, held.length) : lineBreaksIn(held, 0, held.length);
+      if (held.length > 0) emit(push, held);
       return { bytes: consumed + held.length, lines };
     },
   };
@@ -233,14 +301,19 @@ function lineBreaksIn(bytes, from, to) {
   return breaks;
 }
 
-/**
- * A UTF-16 file (by its byte order mark) cannot be read yet: say so, rather than read its bytes as UTF-8.
- * @param {Buffer} bytes  the first bytes of the file
- */
-export function refuseUtf16(bytes) {
-  const bom = bytes[0] === 0xff && bytes[1] === 0xfe ? 'UTF-16LE' : bytes[0] === 0xfe && bytes[1] === 0xff ? 'UTF-16BE' : undefined;
-  if (bom !== undefined) throw new HeaderError(`the file is ${bom} (its byte order mark says so), which is not read yet; save it as UTF-8 (or windows-1252) and import it again`);
+/** lineBreaksIn for UTF-16LE code units. @param {Buffer} bytes @param {number} from @param {number} to */
+function lineBreaksIn16(bytes, from, to) {
+  let breaks = 0;
+  for (let i = from; i + 1 < to; i += 2) {
+    const unit = bytes[i] | (bytes[i + 1] << 8);
+    if (unit === LF) breaks++;
+    else if (unit === CR && (bytes[i + 2] | (bytes[i + 3] << 8)) !== LF) breaks++;
+  }
+  return breaks;
 }
+
+/** An unpaired UTF-16 surrogate: text no encoding can write (DynamoDB strings are UTF-8). */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 const BAD_QUOTE = -2;
 
@@ -296,10 +369,70 @@ function scanRecord(bytes, from, ending, delimiterByte, state) {
   return result;
 }
 
-/** The first line break in `bytes` from `from`, or -1. @param {Buffer} bytes @param {number} from */
-function lineBreakFrom(bytes, from) {
-  for (let i = from; i < bytes.length; i++) if (bytes[i] === LF || bytes[i] === CR) return i;
+/** The first line break in `bytes`, or -1. @param {Buffer} bytes */
+function lineBreakFrom(bytes) {
+  for (let i = 0; i < bytes.length; i++) if (bytes[i] === LF || bytes[i] === CR) return i;
   return -1;
+}
+
+/** The first line break in UTF-16LE `bytes`, or -1. @param {Buffer} bytes */
+function lineBreakFrom16(bytes) {
+  for (let i = 0; i + 1 < bytes.length; i += 2) {
+    const unit = bytes[i] | (bytes[i + 1] << 8);
+    if (unit === LF || unit === CR) return i;
+  }
+  return -1;
+}
+
+/**
+ * scanRecord for UTF-16LE: the same rules over 2-byte code units (a byte of a unit such as U+2C22 must not
+ * read as a delimiter or a quote). A unit cut by the end of the bytes waits for the next chunk.
+ * @param {Buffer} bytes @param {number} from @param {boolean} ending @param {number} delimiterUnit
+ * @param {{ quoted: boolean, fieldStart: boolean, stop: number }} state
+ */
+function scanRecord16(bytes, from, ending, delimiterUnit, state) {
+  let quoted = state.quoted;
+  let fieldStart = state.fieldStart;
+  const length = bytes.length - (bytes.length % 2);
+  const unitAt = (/** @type {number} */ i) => bytes[i] | (bytes[i + 1] << 8);
+  let result = -1;
+  let i = from;
+  for (; i < length; i += 2) {
+    const unit = unitAt(i);
+    if (quoted) {
+      if (unit !== QUOTE) continue;
+      if (i + 2 === length) {
+        if (!ending) break; // the next unit decides
+        quoted = false;
+        continue;
+      }
+      const next = unitAt(i + 2);
+      if (next === QUOTE) i += 2;
+      else if (next === delimiterUnit || next === LF || next === CR) quoted = false;
+      else {
+        result = BAD_QUOTE;
+        break;
+      }
+      continue;
+    }
+    if (unit === LF) {
+      result = i + 2;
+      break;
+    }
+    if (unit === CR) {
+      if (i + 2 === length && !ending) break; // an LF may follow
+      result = i + 2 < length && unitAt(i + 2) === LF ? i + 4 : i + 2;
+      break;
+    }
+    if (unit === QUOTE && fieldStart) {
+      quoted = true;
+      fieldStart = false;
+    } else fieldStart = unit === delimiterUnit;
+  }
+  state.quoted = quoted;
+  state.fieldStart = fieldStart;
+  state.stop = i;
+  return result;
 }
 
 /**

@@ -18,17 +18,18 @@ const ignore = () => {};
 /**
  * @param {object} options
  * @param {string} options.delimiter
- * @param {import('../config.js').Encoding} [options.encoding]
+ * @param {import('./text-encoding.js').EncodingOption} [options.encoding]
  * @param {(boundary: Boundary) => boolean | void} options.onBoundary  called at each boundary in order;
  *   return true to stop being called (the scan still counts lines)
  */
-export function createRecordScanner({ delimiter, encoding = 'utf-8', onBoundary }) {
+export function createRecordScanner({ delimiter, encoding = 'auto', onBoundary }) {
   let listening = true;
   const splitter = createRecordSplitter({
     delimiter,
-    utf8: false,
-    // The planner reads the file's start as the first segment would: a UTF-16 file is refused here too.
-    refuseUtf16: encoding === 'utf-8',
+    // The planner decides the encoding from the file's start as the first segment would.
+    encoding,
+    checkText: false,
+    output: false,
     onBoundary(boundary) {
       if (listening && onBoundary(boundary) === true) listening = false;
     },
@@ -36,6 +37,8 @@ export function createRecordScanner({ delimiter, encoding = 'utf-8', onBoundary 
   return {
     /** @param {Buffer} chunk */
     scan: (chunk) => splitter.write(chunk, ignore),
+    /** The file's encoding, once its first bytes were scanned. */
+    encoding: splitter.encoding,
     /** Ends the scan; the last record needs no line break after it. */
     end: () => splitter.end(ignore),
   };

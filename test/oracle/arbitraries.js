@@ -298,6 +298,8 @@ function oddKeys(type, features) {
 }
 
 const INVALID_UTF8 = [[0xff], [0xc3], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0x80]];
+/** What a UTF-16 file has where it is not UTF-16: a surrogate without its pair. */
+const LONE_SURROGATES = ['\ud800', '\udfff', '\udc00x', '\ud83d'];
 
 /**
  * @param {string} value @param {boolean} quote @param {string} delimiter
@@ -411,7 +413,8 @@ export function renderCase(spec, features) {
       else if (row.fault === 'missingField') fields.pop();
       else if (row.fault === 'textAfterQuote') fields[at] = '"Ann"x';
       else if (row.fault === 'openQuote') fields[at] = '"Ann';
-      else if (row.fault === 'invalidUtf8' && !utf16) fields[at] = Buffer.concat([Buffer.from(String(fields[at])), Buffer.from(INVALID_UTF8[row.faultCell % INVALID_UTF8.length])]);
+      else if (row.fault === 'invalidUtf8' && utf16) fields[at] = `${fields[at]}${LONE_SURROGATES[row.faultCell % LONE_SURROGATES.length]}`;
+      else if (row.fault === 'invalidUtf8') fields[at] = Buffer.concat([Buffer.from(String(fields[at])), Buffer.from(INVALID_UTF8[row.faultCell % INVALID_UTF8.length])]);
     }
     fields.forEach((piece, i) => {
       if (i > 0) pieces.push(delimiter);

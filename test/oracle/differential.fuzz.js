@@ -10,7 +10,7 @@
  *   FUZZ_FEATURES=-malformedQuotes,-invalidUtf8   switches kinds of input off (see arbitraries.js FEATURES);
  *                                       unset: two passes, as in npm test (differential.test.js): two
  *                                       thirds of the runs without shards, a third with shards and keys
- *                                       that do not repeat, UTF-16 off in both (the README says why)
+ *                                       that do not repeat (the README says why)
  *   FUZZ_TIME_LIMIT_S=300               stops the run, shrinking included, after this long (a timing-
  *                                       dependent failure shrinks slowly: most smaller cases pass by chance)
  *   FUZZ_MAX_ROWS=300                   data rows per generated file at most
@@ -42,8 +42,8 @@ describe('the import against the sequential oracle', () => {
   const passes = process.env.FUZZ_FEATURES
     ? [{ runs: numRuns, features: process.env.FUZZ_FEATURES, seed }]
     : [
-        { runs: Math.ceil((numRuns * 2) / 3), features: '-utf16,-shards', seed },
-        { runs: Math.floor(numRuns / 3), features: '-utf16,-repeatedKeys', seed: seed === undefined ? undefined : seed + 1 },
+        { runs: Math.ceil((numRuns * 2) / 3), features: '-shards', seed },
+        { runs: Math.floor(numRuns / 3), features: '-repeatedKeys', seed: seed === undefined ? undefined : seed + 1 },
       ];
   it.skipIf(replay !== undefined).each(passes.filter((pass) => pass.runs > 0))('leaves what the oracle says on $runs generated files and conditions (features $features)', async (pass) => {
     const started = performance.now();

@@ -3,11 +3,10 @@
  * property-based differential test, each case imported for real on the local servers and compared item
  * by item and line by line with what oracle.js says. `npm run fuzz -- --runs N` runs many more cases.
  *
- * Two things the oracle expects are not what the importer does, on purpose for now, and are left out
- * here (the fuzz run can still turn them on with FUZZ_FEATURES):
- * - UTF-16 files: the importer refuses them with a clear error rather than reading them (README).
- * - One key in two shards: shards write at the same time, so the file's order holds within a shard
- *   only (README); cases with shards have keys that do not repeat.
+ * One thing the oracle expects is not what the importer does, by design, and is left out here (the
+ * fuzz run can still turn it on with FUZZ_FEATURES): one key in two shards. Shards write at the same
+ * time, so the file's order holds within a shard only (README); cases with shards have keys that do not
+ * repeat.
  * ORACLE_RUNS and ORACLE_SEED change the bounded run's size and seed.
  */
 import { describe, expect, it } from 'vitest';
@@ -21,12 +20,7 @@ const runs = Number(process.env.ORACLE_RUNS || 12);
 const seed = Number(process.env.ORACLE_SEED || 20261123);
 
 /** Known cases of behaviour the importer does not have by design (see above), by name. */
-const NOT_YET = new Set([
-  'a UTF-16LE file with its BOM is read as UTF-16LE',
-  'a UTF-16LE file stays UTF-16LE past a hand-over',
-  'a UTF-16LE file stays UTF-16LE in every shard',
-  'one key in two shards: the later row wins',
-]);
+const NOT_YET = new Set(['one key in two shards: the later row wins']);
 
 describe('the import against the sequential oracle', () => {
   const cases = KNOWN_CASES.filter((known) => !NOT_YET.has(known.name));
@@ -48,10 +42,10 @@ describe('the import against the sequential oracle', () => {
   });
 
   it(`leaves what the oracle says on ${runs} generated files, with faults, jitter and continuations`, async () => {
-    await checkAgainstOracle(local, { numRuns: runs, seed, features: featuresFrom('-utf16,-shards'), timeLimitMs: 240_000 });
+    await checkAgainstOracle(local, { numRuns: runs, seed, features: featuresFrom('-shards'), timeLimitMs: 240_000 });
   });
 
   it(`leaves what the oracle says on ${Math.ceil(runs / 2)} generated files cut into shards, every key once`, async () => {
-    await checkAgainstOracle(local, { numRuns: Math.ceil(runs / 2), seed: seed + 1, features: featuresFrom('-utf16,-repeatedKeys'), timeLimitMs: 240_000 });
+    await checkAgainstOracle(local, { numRuns: Math.ceil(runs / 2), seed: seed + 1, features: featuresFrom('-repeatedKeys'), timeLimitMs: 240_000 });
   });
 });

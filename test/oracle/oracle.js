@@ -15,7 +15,9 @@
  * UNSUPPORTED_ENCODING, anything else is UTF-8. Or explicitly 'utf-8', 'utf-16le', 'windows-1252',
  * 'latin1' (a BOM of that encoding is still dropped). In UTF-8, records are found on the bytes (the
  * quote, the delimiter's bytes, CR and LF), and a record whose bytes are not valid UTF-8 is rejected as
- * INVALID_UTF8 at its start line.
+ * INVALID_UTF8 at its start line. In UTF-16LE, records are found on the 2-byte code units, and a record
+ * with a surrogate that is not half of a pair, or the half unit of a file of odd length, is rejected as
+ * INVALID_UTF16.
  *
  * Records. CRLF, LF and CR are each one line break (mixed too, and inside quoted fields). Lines count
  * from 1; the BOM is no line. An empty line is skipped but counts. The first non-empty record is the
@@ -209,6 +211,7 @@ export function readOptions(options) {
  * @property {(delimiter: string) => number[]} delimiterUnits
  * @property {(units: number[]) => string} text   a field's units as text (valid by then)
  * @property {(from: number, to: number) => boolean} valid  whether units[from, to) are valid text
+ * @property {string} invalidReason          the reject reason of a record that is not
  */
 
 /**
@@ -253,6 +256,7 @@ function utf8Source(bytes) {
   return {
     units: bytes,
     unitBytes: 1,
+    invalidReason: 'INVALID_UTF8',
     delimiterUnits: (delimiter) => [...Buffer.from(delimiter, 'utf8')],
     text: (units) => strict.decode(Uint8Array.from(units)),
     valid(from, to) {
@@ -268,8 +272,30 @@ function utf8Source(bytes) {
 
 /** @param {Buffer} bytes @returns {Source} */
 function utf16leSource(bytes) {
-  return codeUnitSource(new TextDecoder('utf-16le', { ignoreBOM: true }).decode(bytes), 2);
+  // Code units by hand: a last lone byte is a unit of its own, HALF_UNIT, which no text holds.
+  const units = [];
+  for (let i = 0; i + 1 < bytes.length; i += 2) units.push(bytes[i] + 256 * bytes[i + 1]);
+  if (bytes.length % 2 === 1) units.push(HALF_UNIT);
+  const isHigh = (/** @type {number} */ unit) => unit >= 0xd800 && unit <= 0xdbff;
+  const isLow = (/** @type {number} */ unit) => unit >= 0xdc00 && unit <= 0xdfff;
+  return {
+    ...codeUnitSource('', 2),
+    units,
+    invalidReason: 'INVALID_UTF16',
+    valid(from, to) {
+      for (let i = from; i < to; i++) {
+        if (units[i] === HALF_UNIT) return false;
+        if (isHigh(units[i])) {
+          if (i + 1 >= to || !isLow(units[i + 1])) return false;
+          i++;
+        } else if (isLow(units[i])) return false;
+      }
+      return true;
+    },
+  };
 }
+
+const HALF_UNIT = -1;
 
 /** @param {string} text @param {number} unitBytes @returns {Source} */
 function codeUnitSource(text, unitBytes) {
@@ -278,6 +304,7 @@ function codeUnitSource(text, unitBytes) {
   return {
     units,
     unitBytes,
+    invalidReason: 'INVALID_TEXT',
     delimiterUnits: (delimiter) => [...delimiter].flatMap((char) => Array.from({ length: char.length }, (_, i) => char.charCodeAt(i))),
     text: (codes) => {
       let out = '';
@@ -330,7 +357,7 @@ export function readRecords(source, delimiter) {
       continue;
     }
     if (!source.valid(at, record.reach)) {
-      records.push({ line, fields: undefined, reason: 'INVALID_UTF8' });
+      records.push({ line, fields: undefined, reason: source.invalidReason });
     } else {
       records.push({ line, fields: record.fields.map((field) => source.text(field)) });
     }
