@@ -4,6 +4,7 @@
  * All against DynamoDB Local and the S3 emulator, with faults injected by proxies on 127.0.0.1.
  */
 import http from 'node:http';
+import { parse } from 'csv-parse/sync';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { handler } from '../src/handler.js';
 import { generatedCsv, mixedCsv, summaryOf } from './support/imports.js';
@@ -309,6 +310,61 @@ describe('the drain at the end of an invocation', () => {
     expect(summary).toMatchObject({ rowsRead: 1_500, balanced: true });
     await expectTableHoldsExactly(dynamodb, table, good);
     console.info(JSON.stringify({ figures: 'drain within the invocation', invocationsMs: times }));
+  });
+
+  it('hands the rows of writes that do not end on to the next invocation, when the estimate was wrong', async () => {
+    // Calls 30 to 45 are never answered (within requestTimeoutMs): the table stops answering after the
+    // estimate was made. With a window of 8, every slot hangs, twice. Each invocation has 8 s, stops
+    // reading at 4 s left, and at 2 s left (half the margin) gives its writes up: the rows still
+    // unwritten go to the next invocation, which writes them before it reads on.
+    const proxy = await dynamodbFaults({ hangCall: (call) => call >= 30 && call <= 45 });
+    const functionArn = 'arn:aws:lambda:us-east-1:123456789012:function:csv-import-test-import';
+    const lambda = await startLambdaEndpoint({ handler, functionArn, timeoutMs: 8_000 });
+    onCleanup(() => lambda.stop());
+    process.env.CONTINUATION = 'invoke';
+    process.env.LAMBDA_ENDPOINT = lambda.endpoint;
+    const table = await createTable(dynamodb);
+    const { csv, good, rejected } = mixedCsv(3_000, { duplicates: true });
+    await upload(s3, 'abandon/input.csv', csv);
+    lambda.invoke({ bucket: TEST_BUCKET, key: 'abandon/input.csv', table, columnTypes: 'n:N', timeMarginMs: 4_000, concurrency: 8, requestTimeoutMs: 60_000 });
+    await lambda.settled();
+    expect(lambda.invocations.filter((invocation) => invocation.error !== undefined)).toEqual([]);
+    const times = lambda.invocations.map((invocation) => Math.round(invocation.ms ?? Infinity));
+    expect(times.every((ms) => ms < 8_000)).toBe(true);
+    const handedOn = lambda.invocations.map((invocation) => /** @type {any} */ (invocation.payload).checkpoint?.replay?.rows ?? 0);
+    expect(handedOn.filter((rows) => rows > 0).length).toBe(2);
+    expect(proxy.counts.hangs).toBe(16);
+    const summary = summaryOf(lambda.invocations.at(-1)?.result);
+    expect(summary).toMatchObject({ rowsRead: 3_000, rejected: rejected.FIELD_COUNT.length + rejected.INVALID_NUMBER.length, balanced: true });
+    expect(await rejectedLinesIn(s3, summary.rejectsObjects)).toEqual(rejected);
+    await expectTableHoldsExactly(dynamodb, table, good);
+    // A key written twice holds its later row: a replayed row never lands after a newer one.
+    /** @type {Map<string, string>} */
+    const latest = new Map();
+    for (const row of /** @type {Array<{ id: string, name: string }>} */ (parse(csv, { columns: true, relax_column_count: true }))) if (good.includes(row.id)) latest.set(row.id, row.name);
+    expect(new Map((await scanAll(dynamodb, table)).map((item) => [item.id.S, item.name.S]))).toEqual(latest);
+    console.info(JSON.stringify({ figures: 'writes handed on', invocationsMs: times, handedOn }));
+  });
+
+  it('hands them on from the end of the file too: the next invocation only writes them', async () => {
+    // 1,000 rows are 40 calls; the last 5 never answer, after the whole file was read.
+    const proxy = await dynamodbFaults({ hangCall: (call) => call >= 36 && call <= 40 });
+    const functionArn = 'arn:aws:lambda:us-east-1:123456789012:function:csv-import-test-import';
+    const lambda = await startLambdaEndpoint({ handler, functionArn, timeoutMs: 6_000 });
+    onCleanup(() => lambda.stop());
+    process.env.CONTINUATION = 'invoke';
+    process.env.LAMBDA_ENDPOINT = lambda.endpoint;
+    const table = await createTable(dynamodb);
+    const { csv, good } = mixedCsv(999);
+    await upload(s3, 'abandon/end.csv', csv);
+    lambda.invoke({ bucket: TEST_BUCKET, key: 'abandon/end.csv', table, columnTypes: 'n:N', timeMarginMs: 4_000, concurrency: 8, requestTimeoutMs: 60_000 });
+    await lambda.settled();
+    expect(lambda.invocations.filter((invocation) => invocation.error !== undefined)).toEqual([]);
+    expect(lambda.invocations.length).toBe(2);
+    expect(/** @type {any} */ (lambda.invocations[1].payload).checkpoint).toMatchObject({ byte: Buffer.byteLength(csv), replay: { rows: expect.any(Number) } });
+    expect(proxy.counts.hangs).toBe(5);
+    expect(summaryOf(lambda.invocations[1].result)).toMatchObject({ rowsRead: 999, written: good.length, balanced: true, segments: 2 });
+    await expectTableHoldsExactly(dynamodb, table, good);
   });
 });
 

@@ -7,6 +7,7 @@
 import { v5 as uuidv5 } from 'uuid';
 import { ConfigError } from '../errors.js';
 import { TOTALS } from '../observe/counters.js';
+import { ENCODINGS } from '../records/text-encoding.js';
 
 const JOB_NAMESPACE = 'a6a3c0f4-1f0e-4c55-9d6b-0c3f1a7e2b91';
 
@@ -16,6 +17,7 @@ export function jobIdFor(bucket, key, etag) {
 }
 
 /** @typedef {import('../observe/counters.js').Totals} Totals */
+/** @typedef {import('../records/text-encoding.js').Encoding} Encoding */
 
 /**
  * @typedef {object} Checkpoint
@@ -32,6 +34,16 @@ export function jobIdFor(bucket, key, etag) {
  * @property {Array<{ line: number, reason: string }>} rejectSample
  * @property {string} [startedAt]  when the job's (or shard's) first segment started, ISO 8601
  * @property {boolean} [gzip]  the object is gzip-compressed: `byte` counts decompressed bytes
+ * @property {Encoding} [encoding]  the file's, decided by the first segment (absent: from before it was carried)
+ * @property {Replay} [replay]  rows read before `byte` whose writes the segment gave up when its time ran out
+ */
+
+/**
+ * Rows a segment read but could not see written before its time ran out, saved as JSON for the next
+ * segment to write before it reads on: they are counted as read already, not as written.
+ * @typedef {object} Replay
+ * @property {string} key   the object holding them (beside the job's status)
+ * @property {number} rows
  */
 
 /**
@@ -46,6 +58,7 @@ export function jobIdFor(bucket, key, etag) {
  * @property {number} end      one past the last byte
  * @property {number} line     lines of the file before `start`
  * @property {string[]} header the file's header
+ * @property {Encoding} [encoding]  the file's, decided by the planner
  */
 
 /**
@@ -65,7 +78,8 @@ export function parseShardSpec(raw, name) {
     Number.isInteger(s.start) && s.start > 0 &&
     Number.isInteger(s.end) && s.end > s.start &&
     Number.isInteger(s.line) && s.line > 0 &&
-    isHeader(s.header);
+    isHeader(s.header) &&
+    (s.encoding === undefined || ENCODINGS.has(s.encoding));
   if (!ok) throw new ConfigError(name, '(a malformed shard)', 'the planner sets "shard" for the shards it starts; to shard a file, pass "shards" instead');
   return /** @type {ShardSpec} */ (s);
 }
@@ -102,7 +116,9 @@ export function parseCheckpoint(raw, name) {
     Object.values(c.totals.rejectedByReason).every(isCount) &&
     Array.isArray(c.rejectsObjects) && c.rejectsObjects.every((/** @type {unknown} */ k) => typeof k === 'string') &&
     Array.isArray(c.rejectSample) &&
-    (c.gzip === undefined || typeof c.gzip === 'boolean');
+    (c.gzip === undefined || typeof c.gzip === 'boolean') &&
+    (c.encoding === undefined || ENCODINGS.has(c.encoding)) &&
+    (c.replay === undefined || (typeof c.replay?.key === 'string' && Number.isInteger(c.replay?.rows) && c.replay.rows > 0));
   if (!ok) throw new ConfigError(name, '(a malformed checkpoint)', fix);
   return /** @type {Checkpoint} */ (c);
 }
@@ -119,6 +135,8 @@ export function parseCheckpoint(raw, name) {
  * @property {string | undefined} jobId  undefined when this segment names the job (from the ETag it reads)
  * @property {string | undefined} etag   the object version to read; undefined: the current one
  * @property {boolean} gzip        the object is gzip-compressed: `byte` counts decompressed bytes
+ * @property {Encoding | undefined} encoding  the job's, when an earlier reader decided it (undefined at the file's start)
+ * @property {Replay | undefined} replay  rows the previous segment left to write, first
  * @property {number} shard        0-based
  * @property {number} shards
  * @property {string} startedAt    when the job's (or shard's) first segment started
@@ -143,6 +161,8 @@ export function segmentStart({ checkpoint, shard, etag }) {
     jobId: checkpoint?.jobId ?? shard?.jobId,
     etag: checkpoint?.etag ?? shard?.etag ?? etag,
     gzip: checkpoint?.gzip === true,
+    encoding: checkpoint?.encoding ?? shard?.encoding,
+    replay: checkpoint?.replay,
     shard: shard?.index ?? 0,
     shards: shard?.count ?? 1,
     startedAt: checkpoint?.startedAt ?? new Date().toISOString(),

@@ -13,7 +13,10 @@ import { createRecordParser } from '../records/csv-records.js';
 import { openBytes } from '../source/open-bytes.js';
 import { createBatchWriter } from '../write/batch-writer.js';
 import { checkTable } from '../write/table-check.js';
+import { JobError } from '../errors.js';
 import { jobIdFor, segmentStart } from './checkpoint.js';
+import { getJson, putJson } from './job-status.js';
+import { newRunName, replayKey } from './object-keys.js';
 import { readRows } from './read-rows.js';
 import { startSegmentReport } from './segment-report.js';
 
@@ -51,8 +54,17 @@ export async function runImport(config, { clients, logger, stopBy = Infinity, de
     keyOf: (entry) => entry.keyId,
     onCollapse: () => report.stats.duplicatesCollapsed++,
   });
-  const records = createRecordParser({ delimiter: config.delimiter, lineOffset: start.line, fieldCount: header?.length, encoding: config.encoding, atFileStart: start.byte === 0 });
+  // The hand-over must be made before Lambda ends the invocation, even if the drain estimate was wrong
+  // (a table that stops answering): then the writes going on are given up and their rows handed on.
+  const reserveMs = Math.min(HAND_OVER_RESERVE_MS, config.timeMarginMs / 2);
+  const giveUp = deadline === Infinity ? undefined : setTimeout(() => {
+    writer.abandon();
+    clients.batchWrite.destroy();
+  }, Math.max(0, deadline - reserveMs - performance.now()));
+  const records = createRecordParser({ delimiter: config.delimiter, lineOffset: start.line, fieldCount: header?.length, encoding: start.encoding ?? config.encoding, atFileStart: start.byte === 0 });
   try {
+    // Rows the previous segment left to write go first: they are older than any row this segment reads.
+    if (start.replay !== undefined) await writeReplay(clients.s3, config.bucket, start.replay, writer);
     const reading = await readRows({
       body: input.body,
       records,
@@ -64,19 +76,28 @@ export async function runImport(config, { clients, logger, stopBy = Infinity, de
       pass: (entry) => shuffle.add(entry),
       report,
       stopBy,
-      drainTooLong: drainTooLong({ deadline, maxWcu: config.maxWcu, stats: report.stats, queued: () => writer.queued() + shuffle.held() }),
+      drainTooLong: drainTooLong({ deadline, reserveMs, maxWcu: config.maxWcu, stats: report.stats, queued: () => writer.queued() + shuffle.held() }),
       bytesLeft: (bytesDone) => input.gzip || start.byte + bytesDone < source.end,
     });
     await shuffle.drain();
     await writer.flush();
+    clearTimeout(giveUp);
     input.close();
-    if (reading.stoppedEarly && header !== undefined) {
-      return await report.finish({ handOver: true, byte: start.byte + reading.bytesDone, line: records.linesRead(), header, gzip: input.gzip });
+    // Rows left over when the writes were given up are handed on with the checkpoint, read or not to the end.
+    const left = writer.leftOver();
+    if ((reading.stoppedEarly || left.length > 0) && header !== undefined) {
+      const at = { handOver: /** @type {const} */ (true), byte: start.byte + reading.bytesDone, line: records.linesRead(), header, gzip: input.gzip, encoding: records.encoding() };
+      if (left.length === 0) return await report.finish(at);
+      const key = replayKey(config.statusPrefix, jobId, start.shard, start.segment, newRunName());
+      await putJson(clients.s3, config.bucket, key, left);
+      logger.warn('writes handed over', { ...where, jobId, rows: left.length, reason: 'the writes going on did not end before the time kept for the hand-over' });
+      return await report.finish({ ...at, replay: { key, rows: left.length } });
     }
     const unsplittable = input.gzip && (config.shards > 1 || config.bytesPerShard !== undefined);
     return await report.finish({ handOver: false, note: unsplittable ? 'the file is gzip-compressed, which cannot be split: it ran as one shard' : undefined });
   } catch (error) {
     // A failure anywhere, the rejects file's or the final status's included, leaves a failed status.
+    clearTimeout(giveUp);
     input.close();
     // Stop reading, but let the calls already sent finish and be counted before failing.
     await writer.flush().catch(() => {});
@@ -85,8 +106,28 @@ export async function runImport(config, { clients, logger, stopBy = Infinity, de
   }
 }
 
-/** Time kept after the drain for closing the rejects file, the final status and the hand-over's Invoke. */
+/**
+ * Time kept after the drain for closing the rejects file, the final status and the hand-over's Invoke (at
+ * most half the time margin).
+ */
 const HAND_OVER_RESERVE_MS = 5_000;
+
+/**
+ * Writes the rows a previous segment left (checkpoint.replay), in file order, before this segment reads.
+ * @param {import('@aws-sdk/client-s3').S3Client} s3 @param {string} bucket
+ * @param {import('./checkpoint.js').Replay} replay @param {ReturnType<typeof createBatchWriter>} writer
+ */
+async function writeReplay(s3, bucket, replay, writer) {
+  /** @type {import('../types.js').Entry[] | undefined} */
+  const rows = await getJson(s3, bucket, replay.key);
+  if (!Array.isArray(rows) || rows.length !== replay.rows) {
+    throw new JobError(`s3://${bucket}/${replay.key} should hold the ${replay.rows} rows the previous segment left to write; it is missing or was changed, so resuming here would lose them: run the job again from its start`);
+  }
+  for (const row of rows) {
+    const wait = writer.add(row);
+    if (wait !== undefined) await wait;
+  }
+}
 
 /**
  * Whether the rows queued for the table (in the writer and the shuffle window) would take past the
@@ -94,10 +135,10 @@ const HAND_OVER_RESERVE_MS = 5_000;
  * small maxWcu or a table that throttles hard, the writes in flight at stopBy could otherwise outlast the
  * time margin, and Lambda would end the segment before its checkpoint, again and again. The rate is the
  * segment's average, at most maxWcu; before a second has passed, maxWcu alone (or no estimate).
- * @param {{ deadline: number, maxWcu: number | undefined, stats: import('../observe/counters.js').Stats, queued: () => number }} options
+ * @param {{ deadline: number, reserveMs: number, maxWcu: number | undefined, stats: import('../observe/counters.js').Stats, queued: () => number }} options
  * @returns {() => boolean}
  */
-function drainTooLong({ deadline, maxWcu, stats, queued }) {
+function drainTooLong({ deadline, reserveMs, maxWcu, stats, queued }) {
   if (deadline === Infinity) return () => false;
   const started = performance.now();
   const writtenBefore = stats.written;
@@ -108,7 +149,7 @@ function drainTooLong({ deadline, maxWcu, stats, queued }) {
     const rate = Math.min(measured, maxWcu ?? Infinity);
     if (rate === Infinity) return false;
     const drainMs = rate > 0 ? (queued() / rate) * 1000 : Infinity;
-    return now + drainMs > deadline - HAND_OVER_RESERVE_MS;
+    return now + drainMs > deadline - reserveMs;
   };
 }
 

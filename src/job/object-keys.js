@@ -2,6 +2,7 @@
  * The names of every object a job writes, in one place:
  *   <statusPrefix><job id>/plan.json                                 the plan of a sharded job
  *   <statusPrefix><job id>/shard-0001.json                           each shard's status
+ *   <statusPrefix><job id>/replay-shard-0001-segment-0001-<run>.json  rows a segment out of time left to write
  *   <rejectsPrefix><source key>/<job id>/segment-0001-<run>.csv            a segment's rejects
  *   <rejectsPrefix><source key>/<job id>/shard-0001/segment-0001-<run>.csv a segment's rejects, in a sharded job
  * <run> is a random name each segment's run draws, so that two runs of one segment (a retry, a duplicate
@@ -30,3 +31,9 @@ export function rejectsKey(prefix, sourceKey, jobId, segment, shard, run) {
   const shardPart = shard === undefined ? '' : `shard-${fourDigits(shard + 1)}/`;
   return `${prefix}${sourceKey}/${jobId}/${shardPart}segment-${fourDigits(segment)}-${run}.csv`;
 }
+
+/**
+ * @param {string} prefix @param {string} jobId @param {number} shard 0-based @param {number} segment 1-based
+ * @param {string} run  this run of the segment (newRunName)
+ */
+export const replayKey = (prefix, jobId, shard, segment, run) => `${prefix}${jobId}/replay-shard-${fourDigits(shard + 1)}-segment-${fourDigits(segment)}-${run}.json`;

@@ -94,7 +94,7 @@ export async function startSegmentReport({ config, s3, logger, start, jobId, sou
     /**
      * The segment's end: the job's (or shard's) summary, or, when it stopped early, the checkpoint the next
      * segment starts from.
-     * @param {{ handOver: false, note?: string } | { handOver: true, byte: number, line: number, header: string[], gzip: boolean }} end
+     * @param {{ handOver: false, note?: string } | { handOver: true, byte: number, line: number, header: string[], gzip: boolean, encoding: import('../records/text-encoding.js').Encoding | undefined, replay?: import('./checkpoint.js').Replay }} end
      * @returns {Promise<SegmentOutcome>}
      */
     async finish(end) {

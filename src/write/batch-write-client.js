@@ -115,8 +115,11 @@ export function createBatchWriteClient({ endpoint, region, credentials, requestT
       return send(to, headers, payload);
     },
     endpoint: async () => (await connect()).url,
+    /** Closes every connection, ending the calls on them; a later call opens new ones. */
     destroy: () => {
-      target?.then((to) => to.agent.destroy(), () => {});
+      const closing = target;
+      target = undefined;
+      closing?.then((to) => to.agent.destroy(), () => {});
     },
   };
 }

@@ -10,6 +10,9 @@
  *
  * The reader is held back by the batches outstanding (on the wire, waiting for a slot, or backing off),
  * at most `concurrency`, so memory stays bounded whatever the window does.
+ *
+ * A segment whose time runs out before its writes end abandons them (`abandon`): the rows not yet
+ * written or rejected are handed to the next segment, and nothing the abandoned calls do is counted.
  */
 import pLimit from 'p-limit';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -51,19 +54,31 @@ export function createBatchWriter(options) {
   stats.window = limit.concurrency;
   /** The first fatal error: it stops the import, and the summary counts what it left unwritten. @type {unknown} */
   let fatal;
+  /** Rows added and not yet written, rejected or collapsed: what an abandoned segment hands on. @type {Set<Entry>} */
+  const unsettled = new Set();
+  let abandoned = false;
+  /** @type {() => void} */
+  let letGo = () => {};
+  /** Settles when the writes are abandoned, so that a flush stops waiting. @type {Promise<void>} */
+  const abandoning = new Promise((resolve) => (letGo = () => resolve(undefined)));
   const sendBatch = createBatchSender({
     ...options,
     limit,
     window,
+    written(entries) {
+      for (const entry of entries) unsettled.delete(entry);
+    },
     reject(entry, reason, message) {
+      unsettled.delete(entry);
       countRejection(stats, reason);
       onReject({ line: entry.line, reason, message, fields: entry.fields });
     },
     stoppedBy: () => fatal,
+    abandoned: () => abandoned,
     wait: options.wait ?? sleep,
   });
 
-  const batch = createBatch(stats);
+  const batch = createBatch(stats, (collapsed) => unsettled.delete(collapsed));
   /** Rows handed to the writer and not yet written or rejected (in the open batch or outstanding). */
   let queued = 0;
   /** Batches dispatched and not yet written or rejected. @type {Set<Promise<void>>} */
@@ -101,7 +116,7 @@ export function createBatchWriter(options) {
   function slotFree() {
     return new Promise((resolve) => {
       wakeReader = () => resolve(undefined);
-    }).then(() => (fatal !== undefined ? Promise.reject(fatal) : windowIsFull() ? slotFree() : undefined));
+    }).then(() => (abandoned ? undefined : fatal !== undefined ? Promise.reject(fatal) : windowIsFull() ? slotFree() : undefined));
   }
 
   return {
@@ -113,6 +128,8 @@ export function createBatchWriter(options) {
      */
     add(entry) {
       if (fatal !== undefined) throw fatal;
+      unsettled.add(entry);
+      if (abandoned) return undefined;
       if (!batch.add(entry)) return undefined;
       dispatch();
       return windowIsFull() ? slotFree() : undefined;
@@ -120,13 +137,32 @@ export function createBatchWriter(options) {
 
     /** Sends the last partial batch and waits for every call to end. Throws the first fatal error. */
     async flush() {
+      if (abandoned) return;
       if (batch.size() > 0 && fatal === undefined) dispatch();
-      while (outstanding.size > 0) await Promise.all(outstanding);
-      if (fatal !== undefined) throw fatal;
+      while (outstanding.size > 0 && !abandoned) await Promise.race([Promise.all(outstanding), abandoning]);
+      if (fatal !== undefined && !abandoned) throw fatal;
     },
 
     /** Rows not yet written or rejected: in the open batch or in batches outstanding. */
     queued: () => queued + batch.size(),
+
+    /**
+     * Gives up the writes: nothing the calls outstanding do is counted any more (their answers are
+     * dropped, none is re-sent), a reader or a flush waiting is let go, and rows added from now on are
+     * only kept. The caller closes the connections.
+     */
+    abandon() {
+      abandoned = true;
+      batch.take();
+      letGo();
+      const wake = wakeReader;
+      wakeReader = undefined;
+      wake?.();
+    },
+
+    /** The rows not written, rejected or collapsed, in file order: after `abandon`, what is handed on. */
+    leftOver: () => [...unsettled].sort((a, b) => a.line - b.line),
+
 
     limit,
   };
@@ -137,8 +173,9 @@ export function createBatchWriter(options) {
  * it is further down the file, as sequential writes would have it, even when rows arrive out of order
  * (shuffleWindow); either way one of the two is counted as collapsed.
  * @param {import('../observe/counters.js').Stats} stats
+ * @param {(entry: Entry) => void} onCollapse  the row that lost
  */
-function createBatch(stats) {
+function createBatch(stats, onCollapse) {
   /** @type {Entry[]} */
   let entries = [];
   /** @type {Map<string, number>} keyId -> index in entries */
@@ -148,7 +185,9 @@ function createBatch(stats) {
     add(entry) {
       const previous = keys.get(entry.keyId);
       if (previous !== undefined) {
-        if (entry.line > entries[previous].line) entries[previous] = entry;
+        const older = entries[previous];
+        if (entry.line > older.line) entries[previous] = entry;
+        onCollapse(entry.line > older.line ? older : entry);
         stats.duplicatesCollapsed++;
         return false;
       }

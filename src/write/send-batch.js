@@ -28,8 +28,10 @@ import { backoffDelay, classifyError } from './retry.js';
  * @property {import('p-limit').LimitFunction} limit  the window: calls on the wire at once
  * @property {{ succeeded: () => void, throttled: () => void }} window  told how each call went
  * @property {import('../observe/counters.js').Stats} stats
+ * @property {(entries: Entry[]) => void} written  these entries are in the table
  * @property {(entry: Entry, reason: RejectReason, message: string) => void} reject
  * @property {() => unknown} stoppedBy  the fatal error that stopped the import, if one has
+ * @property {() => boolean} abandoned  the segment gave up its writes: stop, and count nothing more
  * @property {(ms: number) => Promise<unknown>} wait
  */
 
@@ -69,6 +71,7 @@ async function sendBatch(sender, entries) {
       stats.retries++;
       await sender.wait(backoffDelay(budget.attempts(), sender.backoffBaseMs, sender.backoffCapMs));
     }
+    if (sender.abandoned()) return;
     const acquired = pending.length;
     const ready = capacity.acquire(acquired);
     if (ready !== undefined) await ready;
@@ -80,6 +83,7 @@ async function sendBatch(sender, entries) {
       output = await sender.limit(call, sender, pending);
     } catch (error) {
       capacity.settle(-acquired); // a failed call consumes nothing
+      if (sender.abandoned()) return;
       const kind = classifyError(error);
       if (kind === 'fatal') throw error;
       if (kind === 'invalid') return splitRefused(sender, pending, error);
@@ -93,6 +97,7 @@ async function sendBatch(sender, entries) {
       lastError = error;
       continue;
     }
+    if (sender.abandoned()) return;
     const unprocessed = output.UnprocessedItems?.[table] ?? [];
     const writtenNow = pending.length - unprocessed.length;
     const units = consumedUnits(output, writtenNow);
@@ -101,14 +106,19 @@ async function sendBatch(sender, entries) {
     pace.spend(units, writtenNow);
     stats.written += writtenNow;
     if (unprocessed.length === 0) {
+      sender.written(pending);
       window.succeeded();
       return;
     }
     throttled(sender, unprocessed.length, false);
     budget.throttled();
     lastError = `${unprocessed.length} of ${pending.length} items came back as UnprocessedItems`;
-    pending = matchUnprocessed(pending, unprocessed, sender.keyIdOf, table);
+    const left = matchUnprocessed(pending, unprocessed, sender.keyIdOf, table);
+    const leftSet = new Set(left);
+    sender.written(pending.filter((entry) => !leftSet.has(entry)));
+    pending = left;
   }
+  if (sender.abandoned()) return;
   const fatal = stoppedBy();
   const why = fatal !== undefined ? `the import stopped on a fatal error after ${describeError(fatal)}` : `${budget.attempts()} attempts`;
   for (const entry of pending) sender.reject(entry, 'ATTEMPTS_EXHAUSTED', `not written after ${why}; last error: ${describeError(lastError)}`);
@@ -118,6 +128,7 @@ async function sendBatch(sender, entries) {
 async function call(sender, entries) {
   const fatal = sender.stoppedBy();
   if (fatal !== undefined) throw fatal;
+  if (sender.abandoned()) return {};
   const { stats } = sender;
   stats.calls++;
   stats.inFlight++;
@@ -134,7 +145,7 @@ async function call(sender, entries) {
  */
 async function splitRefused(sender, entries, error) {
   if (entries.length === 1) {
-    sender.reject(entries[0], 'REJECTED_BY_TABLE', describeError(error));
+    if (!sender.abandoned()) sender.reject(entries[0], 'REJECTED_BY_TABLE', describeError(error));
     return;
   }
   const middle = Math.ceil(entries.length / 2);

@@ -8,7 +8,7 @@
  *  - answer 500 InternalServerError without forwarding (share `serverErrors`);
  *  - forward the call, then reset the connection instead of answering (share `resetCalls`): the
  *    items are written but the client cannot know, the hardest case for "exactly once";
- *  - never answer (share `hangCalls`), until the client gives up.
+ *  - never answer (share `hangCalls`, or the calls `hangCall` picks by number), until the client gives up.
  * Other calls pass through untouched. Listens on 127.0.0.1 and a free port.
  */
 import http from 'node:http';
@@ -22,13 +22,14 @@ import { listenOnLoopback } from './loopback.js';
  * @property {number} [serverErrors]     share of calls answered with a 500, 0..1
  * @property {number} [resetCalls]       share of calls forwarded, then reset, 0..1
  * @property {number} [hangCalls]        share of calls never answered, 0..1
+ * @property {(call: number) => boolean} [hangCall]  whether the call with this number (from 1) is never answered
  * @property {() => number} [random]
  */
 
 const THROTTLE_ERRORS = ['ProvisionedThroughputExceededException', 'ThrottlingException', 'RequestLimitExceeded'];
 
 /** @param {FaultOptions} options */
-export async function startFaultProxy({ target, unprocessedItems = 0, throttleCalls = 0, serverErrors = 0, resetCalls = 0, hangCalls = 0, random = Math.random }) {
+export async function startFaultProxy({ target, unprocessedItems = 0, throttleCalls = 0, serverErrors = 0, resetCalls = 0, hangCalls = 0, hangCall = () => false, random = Math.random }) {
   const counts = { calls: 0, throttledCalls: 0, throttledCallItems: 0, heldBackItems: 0, forwardedItems: 0, serverErrors: 0, resets: 0, hangs: 0 };
   const targetUrl = new URL(target);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
@@ -70,7 +71,7 @@ export async function startFaultProxy({ target, unprocessedItems = 0, throttleCa
       }
       counts.calls++;
       const request = JSON.parse(body);
-      if (random() < hangCalls) {
+      if (hangCall(counts.calls) || random() < hangCalls) {
         counts.hangs++;
         return; // the client's request timeout ends it; stop() closes what is left
       }
