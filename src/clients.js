@@ -16,11 +16,11 @@ import { createBatchWriteClient } from './write/batch-write-client.js';
 const cache = new Map();
 
 /**
- * @param {Pick<import('./config.js').ImportConfig, 'region' | 'concurrency' | 'requestTimeoutMs' | 'dynamodbEndpoint' | 's3Endpoint'>} config
+ * @param {Pick<import('./config.js').ImportConfig, 'region' | 'tableRegion' | 'concurrency' | 'requestTimeoutMs' | 'dynamodbEndpoint' | 's3Endpoint'>} config
  * @returns {Clients}
  */
 export function clientsFor(config) {
-  const cacheKey = JSON.stringify([config.region, config.concurrency, config.requestTimeoutMs, config.dynamodbEndpoint, config.s3Endpoint]);
+  const cacheKey = JSON.stringify([config.region, config.tableRegion, config.concurrency, config.requestTimeoutMs, config.dynamodbEndpoint, config.s3Endpoint]);
   let clients = cache.get(cacheKey);
   if (clients === undefined) {
     clients = createClients(config);
@@ -30,18 +30,19 @@ export function clientsFor(config) {
 }
 
 /**
- * @param {Pick<import('./config.js').ImportConfig, 'region' | 'concurrency' | 'requestTimeoutMs' | 'dynamodbEndpoint' | 's3Endpoint'>} config
+ * @param {Pick<import('./config.js').ImportConfig, 'region' | 'tableRegion' | 'concurrency' | 'requestTimeoutMs' | 'dynamodbEndpoint' | 's3Endpoint'>} config
  * @returns {Clients}
  */
 export function createClients(config) {
+  // The table may live in another region than the function (TABLE_REGION).
   const dynamodb = new DynamoDBClient({
-    region: config.region,
+    region: config.tableRegion,
     endpoint: config.dynamodbEndpoint,
     requestHandler: new NodeHttpHandler({ connectionTimeout: 3_000, requestTimeout: config.requestTimeoutMs, throwOnRequestTimeout: true }),
   });
   const batchWrite = createBatchWriteClient({
     endpoint: () => sdkEndpoint(dynamodb, config),
-    region: config.region,
+    region: config.tableRegion,
     credentials: dynamodb.config.credentials,
     // A call with no answer in time is abandoned and retried like a 5xx (a put is idempotent).
     requestTimeoutMs: config.requestTimeoutMs,
@@ -70,11 +71,11 @@ export function createClients(config) {
  * AWS_ENDPOINT_URL or endpoint_url in the shared config file, unless AWS_IGNORE_CONFIGURED_ENDPOINT_URLS),
  * else the SDK's endpoint rules with its FIPS and dual-stack settings (AWS_USE_FIPS_ENDPOINT, ...).
  * @param {DynamoDBClient} dynamodb
- * @param {Pick<import('./config.js').ImportConfig, 'region' | 'dynamodbEndpoint'>} config
+ * @param {Pick<import('./config.js').ImportConfig, 'tableRegion' | 'dynamodbEndpoint'>} config
  */
 async function sdkEndpoint(dynamodb, config) {
   if (config.dynamodbEndpoint !== undefined) return new URL(config.dynamodbEndpoint);
   const configured = dynamodb.config.ignoreConfiguredEndpointUrls ? undefined : await dynamodb.config.serviceConfiguredEndpoint?.();
   if (configured !== undefined) return new URL(configured);
-  return dynamodb.config.endpointProvider({ Region: config.region, UseFIPS: await dynamodb.config.useFipsEndpoint(), UseDualStack: await dynamodb.config.useDualstackEndpoint() }).url;
+  return dynamodb.config.endpointProvider({ Region: config.tableRegion, UseFIPS: await dynamodb.config.useFipsEndpoint(), UseDualStack: await dynamodb.config.useDualstackEndpoint() }).url;
 }

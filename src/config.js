@@ -33,20 +33,22 @@ import { ENCODING_NAMES } from './records/text-encoding.js';
  * @property {number} requestTimeoutMs  a BatchWriteItem call with no answer for this long is retried
  * @property {number} readIdleTimeoutMs an S3 body that sends nothing for this long is re-opened
  * @property {number} maxReopens        S3 re-opens in a row without progress before the import fails
- * @property {string} rejectsPrefix     where rejects files go in the source bucket
+ * @property {string} rejectsPrefix     where rejects files go in the output bucket
  * @property {number | undefined} segmentMs  longest an invocation reads before it hands over to a continuation
  * @property {number} timeMarginMs      Lambda time left at which an invocation stops reading and hands over
  * @property {import('./job/checkpoint.js').Checkpoint | undefined} checkpoint  where to resume a job
  * @property {number} shards            byte ranges to cut the file into, each imported by its own invocation
  * @property {number | undefined} bytesPerShard  shard a file past this size: one shard per this many bytes
  * @property {import('./job/checkpoint.js').ShardSpec | undefined} shard  the range this invocation imports (set by the planner)
- * @property {string} statusPrefix      where job status objects go in the source bucket
+ * @property {string} statusPrefix      where job status objects go in the output bucket
+ * @property {string} outputBucket      where rejects files and job status go (OUTPUT_BUCKET; default: the source bucket)
  * @property {string[]} allowedTables   tables a payload may name besides TABLE_NAME
  * @property {'invoke' | 'in-process'} continuation  how a job goes on past one invocation's time
  * @property {string | undefined} idempotencyTable  DynamoDB table that makes a duplicated job payload a no-op
  * @property {string | undefined} runId  any value: runs a payload identical to one that completed, again
  * @property {string | undefined} lambdaEndpoint    endpoint override for self-invocation (tests)
  * @property {string} region            AWS region of the clients
+ * @property {string} tableRegion       AWS region of the table (TABLE_REGION; default: region)
  * @property {string | undefined} dynamodbEndpoint  endpoint override (local mode)
  * @property {string | undefined} s3Endpoint        endpoint override (local mode)
  */
@@ -97,12 +99,14 @@ const OPTIONS = [
   { name: 'runId', parse: optionalString },
   { name: 'lambdaEndpoint', env: 'LAMBDA_ENDPOINT', parse: optionalUrl },
   { name: 'region', env: 'AWS_REGION', fallback: 'us-east-1', parse: requiredString },
+  { name: 'tableRegion', env: 'TABLE_REGION', parse: optionalString },
+  { name: 'outputBucket', env: 'OUTPUT_BUCKET', parse: optionalString },
   { name: 'dynamodbEndpoint', env: 'DYNAMODB_ENDPOINT', parse: optionalUrl },
   { name: 's3Endpoint', env: 'S3_ENDPOINT', parse: optionalUrl },
 ];
 
 /** Options that only the deployment may set: a payload cannot point the function at another server. */
-const ENV_ONLY = new Set(['region', 'dynamodbEndpoint', 's3Endpoint', 'allowedTables', 'continuation', 'lambdaEndpoint', 'idempotencyTable']);
+const ENV_ONLY = new Set(['region', 'tableRegion', 'outputBucket', 'dynamodbEndpoint', 's3Endpoint', 'allowedTables', 'continuation', 'lambdaEndpoint', 'idempotencyTable']);
 
 export const OPTION_NAMES = OPTIONS.map((option) => option.name);
 
@@ -126,6 +130,9 @@ export function resolveConfig(payload, env) {
     const label = payload[option.name] === undefined && fromEnv !== undefined ? `${option.name} (env ${option.env})` : option.name;
     config[option.name] = option.parse(raw, label);
   }
+  // Rejects and status go beside the source unless the deployment names a bucket of its own for them.
+  config.outputBucket ??= config.bucket;
+  config.tableRegion ??= config.region;
   const result = /** @type {ImportConfig} */ (config);
   crossCheck(result);
   checkTableAllowed(payload.table, env.TABLE_NAME, result.allowedTables);

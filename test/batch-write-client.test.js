@@ -206,7 +206,7 @@ describe('BatchWriteItem client', () => {
     });
     await new Promise((resolve) => /** @type {http.Server} */ (server).listen(0, '127.0.0.1', () => resolve(undefined)));
     const local = `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}/`;
-    const settings = { region: 'eu-west-1', concurrency: 4, requestTimeoutMs: 1_000, dynamodbEndpoint: undefined, s3Endpoint: undefined };
+    const settings = { region: 'eu-west-1', tableRegion: 'eu-west-1', concurrency: 4, requestTimeoutMs: 1_000, dynamodbEndpoint: undefined, s3Endpoint: undefined };
     try {
       for (const name of names) delete process.env[name];
       process.env.AWS_ACCESS_KEY_ID = 'AKIDEXAMPLE';
@@ -233,6 +233,9 @@ describe('BatchWriteItem client', () => {
       process.env.AWS_ENDPOINT_URL_DYNAMODB = local;
       process.env.AWS_IGNORE_CONFIGURED_ENDPOINT_URLS = 'true';
       expect((await createClients(settings).batchWrite.endpoint()).href).toBe('https://dynamodb.eu-west-1.amazonaws.com/');
+      // A table in another region than the function (TABLE_REGION) is called there.
+      expect((await createClients({ ...settings, tableRegion: 'ap-south-1' }).batchWrite.endpoint()).href).toBe('https://dynamodb.ap-south-1.amazonaws.com/');
+      expect(await createClients({ ...settings, tableRegion: 'ap-south-1' }).dynamodb.config.region()).toBe('ap-south-1');
       // The importer's own override wins over all of them, as it does for the SDK's client.
       delete process.env.AWS_IGNORE_CONFIGURED_ENDPOINT_URLS;
       expect((await createClients({ ...settings, dynamodbEndpoint: 'http://127.0.0.1:8000' }).batchWrite.endpoint()).href).toBe('http://127.0.0.1:8000/');
@@ -246,14 +249,17 @@ describe('BatchWriteItem client', () => {
   });
 
   it('sends to the endpoint the SDK would choose: by region, FIPS when asked, or the override', async () => {
-    const settings = { region: 'eu-west-1', concurrency: 4, requestTimeoutMs: 1_000, dynamodbEndpoint: undefined, s3Endpoint: undefined };
+    const settings = { region: 'eu-west-1', tableRegion: 'eu-west-1', concurrency: 4, requestTimeoutMs: 1_000, dynamodbEndpoint: undefined, s3Endpoint: undefined };
     const fips = process.env.AWS_USE_FIPS_ENDPOINT;
     try {
       delete process.env.AWS_USE_FIPS_ENDPOINT;
       expect((await createClients(settings).batchWrite.endpoint()).href).toBe('https://dynamodb.eu-west-1.amazonaws.com/');
-      expect((await createClients({ ...settings, region: 'cn-north-1' }).batchWrite.endpoint()).href).toBe('https://dynamodb.cn-north-1.amazonaws.com.cn/');
+      // A table in another region than the function (TABLE_REGION) is called there.
+      expect((await createClients({ ...settings, tableRegion: 'ap-south-1' }).batchWrite.endpoint()).href).toBe('https://dynamodb.ap-south-1.amazonaws.com/');
+      expect(await createClients({ ...settings, tableRegion: 'ap-south-1' }).dynamodb.config.region()).toBe('ap-south-1');
+      expect((await createClients({ ...settings, region: 'cn-north-1', tableRegion: 'cn-north-1' }).batchWrite.endpoint()).href).toBe('https://dynamodb.cn-north-1.amazonaws.com.cn/');
       process.env.AWS_USE_FIPS_ENDPOINT = 'true';
-      expect((await createClients({ ...settings, region: 'us-east-1' }).batchWrite.endpoint()).href).toBe('https://dynamodb-fips.us-east-1.amazonaws.com/');
+      expect((await createClients({ ...settings, region: 'us-east-1', tableRegion: 'us-east-1' }).batchWrite.endpoint()).href).toBe('https://dynamodb-fips.us-east-1.amazonaws.com/');
       expect((await createClients({ ...settings, dynamodbEndpoint: 'http://127.0.0.1:8000' }).batchWrite.endpoint()).href).toBe('http://127.0.0.1:8000/');
     } finally {
       if (fips === undefined) delete process.env.AWS_USE_FIPS_ENDPOINT;

@@ -10,6 +10,9 @@ describe('resolveConfig', () => {
     expect(config).toMatchObject({ keyColumn: 'id', generateKey: false, delimiter: ',', concurrency: 32, maxAttempts: 12, backoffBaseMs: 25, backoffCapMs: 5000, logIntervalMs: 1000, columnTypes: {} });
     expect(Object.isFrozen(config)).toBe(true);
     expect(config.encoding).toBe('auto');
+    // Rejects and status go beside the source, and the table is in the function's region, unless the deployment says otherwise.
+    expect(config).toMatchObject({ outputBucket: 'b', region: 'us-east-1', tableRegion: 'us-east-1' });
+    expect(resolveConfig(base, { OUTPUT_BUCKET: 'out', TABLE_REGION: 'eu-west-1' })).toMatchObject({ outputBucket: 'out', tableRegion: 'eu-west-1' });
     expect(resolveConfig({ ...base, encoding: ' UTF16LE ' }, {}).encoding).toBe('utf-16le');
   });
 
@@ -38,6 +41,8 @@ describe('resolveConfig', () => {
     [{ tabel: 'x' }, 'tabel', 'unknown option'],
     [{ dynamodbEndpoint: 'http://evil' }, 'dynamodbEndpoint', 'unknown option'],
     [{ allowedTables: ['other'] }, 'allowedTables', 'unknown option'],
+    [{ outputBucket: 'elsewhere' }, 'outputBucket', 'unknown option'],
+    [{ tableRegion: 'eu-west-1' }, 'tableRegion', 'unknown option'],
     [{ continuation: 'invoke' }, 'continuation', 'unknown option'],
     [{ rejectsPrefix: 'rejects' }, 'rejectsPrefix', 'ends with "/"'],
     [{ rejectsPrefix: '/rejects/' }, 'rejectsPrefix', 'does not start with one'],

@@ -45,7 +45,7 @@ export async function planJob(config, s3) {
   const source = await openSource(s3, config.bucket, config.key, { etag: config.etag, versionId: config.versionId, idleTimeoutMs: config.readIdleTimeoutMs, maxReopens: config.maxReopens });
   const jobId = jobIdFor(config.bucket, config.key, source.etag);
   /** @type {JobPlan | undefined} */
-  const existing = await getJson(s3, config.bucket, planKey(config.statusPrefix, jobId));
+  const existing = await getJson(s3, config.outputBucket, planKey(config.statusPrefix, jobId));
   if (existing !== undefined && (await keepPlan(existing, config, s3))) {
     source.body.destroy();
     return existing;
@@ -73,7 +73,7 @@ export async function planJob(config, s3) {
     createdAt: new Date().toISOString(),
     ...(note === '' ? {} : { note }),
   };
-  await putJson(s3, config.bucket, planKey(config.statusPrefix, jobId), plan);
+  await putJson(s3, config.outputBucket, planKey(config.statusPrefix, jobId), plan);
   return plan;
 }
 
@@ -102,14 +102,14 @@ async function keepPlan(plan, config, s3) {
   const wanted = planOptionsOf(config);
   const changed = plan.options === undefined ? [] : /** @type {Array<keyof typeof wanted>} */ (Object.keys(wanted)).filter((name) => plan.options?.[name] !== wanted[name]);
   if (changed.length === 0) return true;
-  const status = await readJobStatus(s3, config.bucket, config.statusPrefix, plan.jobId, plan);
+  const status = await readJobStatus(s3, config.outputBucket, config.statusPrefix, plan.jobId, plan);
   const started = status?.shards.filter((shard) => shard.state === 'done' || shard.state === 'running' || (shard.written ?? 0) > 0).length ?? 0;
   if (started === 0) return false;
   const option = changed[0];
   throw new ConfigError(
     option,
     wanted[option],
-    `job ${plan.jobId} was planned with ${option} ${JSON.stringify(plan.options?.[option])} and ${started} of its ${plan.shards.length} shards have started; run it again with ${option} ${JSON.stringify(plan.options?.[option])}, or delete s3://${config.bucket}/${planKey(config.statusPrefix, plan.jobId)} to plan it anew (rows already written are written again)`,
+    `job ${plan.jobId} was planned with ${option} ${JSON.stringify(plan.options?.[option])} and ${started} of its ${plan.shards.length} shards have started; run it again with ${option} ${JSON.stringify(plan.options?.[option])}, or delete s3://${config.outputBucket}/${planKey(config.statusPrefix, plan.jobId)} to plan it anew (rows already written are written again)`,
   );
 }
 
@@ -150,7 +150,7 @@ export function shardPayloads(payload, plan, maxWcu) {
 export async function runShardedJob(payload, config, { clients, logger, functionArn }) {
   const plan = await planJob(config, clients.s3);
   if (plan === undefined) return undefined;
-  const status = await readJobStatus(clients.s3, config.bucket, config.statusPrefix, plan.jobId, plan);
+  const status = await readJobStatus(clients.s3, config.outputBucket, config.statusPrefix, plan.jobId, plan);
   const payloads = shardPayloads(payload, plan, config.maxWcu);
   // Shards done, and shards alive and running (their status updated within their heartbeat), are left alone.
   const todo = payloads.filter((_, index) => status?.shards[index]?.state !== 'done' && status?.shards[index]?.state !== 'running');
@@ -163,7 +163,7 @@ export async function runShardedJob(payload, config, { clients, logger, function
     // Each shard is a separate asynchronous invocation, with Lambda's own retries and on-failure queue.
     const limit = pLimit(16);
     await Promise.all(todo.map((shardPayload) => limit(() => invokeSelf(config, functionArn, shardPayload))));
-    return { jobId: plan.jobId, shards: plan.shards.length, started: todo.length, alreadyDone: skipped, statusPrefix: `s3://${config.bucket}/${config.statusPrefix}${plan.jobId}/`, note: plan.note };
+    return { jobId: plan.jobId, shards: plan.shards.length, started: todo.length, alreadyDone: skipped, statusPrefix: `s3://${config.outputBucket}/${config.statusPrefix}${plan.jobId}/`, note: plan.note };
   }
 
   const results = await startLocalWorkers(todo).done;
@@ -173,8 +173,8 @@ export async function runShardedJob(payload, config, { clients, logger, function
     const index = /** @type {{ shard: { index: number } }} */ (todo[i]).shard.index;
     await markShardFailed(clients.s3, config, plan.jobId, index, `worker process exited with ${result.signal ?? `code ${result.code}`}`);
   }
-  const final = await readJobStatus(clients.s3, config.bucket, config.statusPrefix, plan.jobId, plan);
-  if (final === undefined) throw new JobError(`job ${plan.jobId} left no status in s3://${config.bucket}/${config.statusPrefix}`);
+  const final = await readJobStatus(clients.s3, config.outputBucket, config.statusPrefix, plan.jobId, plan);
+  if (final === undefined) throw new JobError(`job ${plan.jobId} left no status in s3://${config.outputBucket}/${config.statusPrefix}`);
   const summary = { jobId: plan.jobId, bucket: config.bucket, key: config.key, table: config.table, shards: plan.shards.length, started: todo.length, alreadyDone: skipped, ...final.total, note: plan.note };
   logger.info('job summary', summary);
   if (final.total.state !== 'done') {

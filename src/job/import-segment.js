@@ -64,7 +64,7 @@ export async function runImport(config, { clients, logger, stopBy = Infinity, de
   const records = createRecordParser({ delimiter: config.delimiter, lineOffset: start.line, fieldCount: header?.length, encoding: start.encoding ?? config.encoding, atFileStart: start.byte === 0 });
   try {
     // Rows the previous segment left to write go first: they are older than any row this segment reads.
-    if (start.replay !== undefined) await writeReplay(clients.s3, config.bucket, start.replay, writer);
+    if (start.replay !== undefined) await writeReplay(clients.s3, config.outputBucket, start.replay, writer);
     const reading = await readRows({
       body: input.body,
       records,
@@ -89,7 +89,7 @@ export async function runImport(config, { clients, logger, stopBy = Infinity, de
       const at = { handOver: /** @type {const} */ (true), byte: start.byte + reading.bytesDone, line: records.linesRead(), header, gzip: input.gzip, encoding: records.encoding() };
       if (left.length === 0) return await report.finish(at);
       const key = replayKey(config.statusPrefix, jobId, start.shard, start.segment, newRunName());
-      await putJson(clients.s3, config.bucket, key, left);
+      await putJson(clients.s3, config.outputBucket, key, left);
       logger.warn('writes handed over', { ...where, jobId, rows: left.length, reason: 'the writes going on did not end before the time kept for the hand-over' });
       return await report.finish({ ...at, replay: { key, rows: left.length } });
     }

@@ -125,14 +125,14 @@ async function getJsonOnce(s3, bucket, key) {
  * Marks a shard failed, unless its status says it ended already: for failures its own segment could not
  * record (a worker killed, a hand-over that could not be made).
  * @param {import('@aws-sdk/client-s3').S3Client} s3
- * @param {Pick<import('../config.js').ImportConfig, 'bucket' | 'statusPrefix'>} config
+ * @param {Pick<import('../config.js').ImportConfig, 'outputBucket' | 'statusPrefix'>} config
  * @param {string} jobId @param {number} index @param {string} error
  */
 export async function markShardFailed(s3, config, jobId, index, error) {
   const key = shardStatusKey(config.statusPrefix, jobId, index);
-  const current = await getJson(s3, config.bucket, key);
+  const current = await getJson(s3, config.outputBucket, key);
   if (current?.state === 'done' || current?.state === 'failed') return;
-  await putJson(s3, config.bucket, key, { ...(current ?? { jobId, shard: index, rowsRead: 0, written: 0, rejected: 0 }), state: 'failed', error, updatedAt: new Date().toISOString() });
+  await putJson(s3, config.outputBucket, key, { ...(current ?? { jobId, shard: index, rowsRead: 0, written: 0, rejected: 0 }), state: 'failed', error, updatedAt: new Date().toISOString() });
 }
 
 /**

@@ -43,10 +43,10 @@ export async function startSegmentReport({ config, s3, logger, start, jobId, sou
   const { segment, shard, shards, rejectSample, rejectsObjects } = start;
   const context = { jobId, shard, segment, bucket: config.bucket, key: config.key, table: config.table };
   const stats = createStats(start.totals);
-  const rejects = createRejections(stats, rejectSample, createRejectsWriter({ s3, bucket: config.bucket, key: rejectsKey(config.rejectsPrefix, config.key, jobId, segment, shards > 1 ? shard : undefined, newRunName()), header }));
+  const rejects = createRejections(stats, rejectSample, createRejectsWriter({ s3, bucket: config.outputBucket, key: rejectsKey(config.rejectsPrefix, config.key, jobId, segment, shards > 1 ? shard : undefined, newRunName()), header }));
   const status = createStatusWriter({
     s3,
-    bucket: config.bucket,
+    bucket: config.outputBucket,
     key: shardStatusKey(config.statusPrefix, jobId, shard),
     onError: (error) => logger.warn('job status not written', { ...context, error: String(error) }),
   });
