@@ -3,135 +3,283 @@
  * running the real handler against the local servers.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scanAll, TEST_BUCKET, upload, useLocalServers } from './support/local.js';
+import { createTable, scanAll, TEST_BUCKET, upload, useLocalServers } from './support/local.js';
 import { createTable as createLocalTable } from '../local/servers.js';
 
 const run = promisify(execFile);
 const sls = path.resolve('node_modules/.bin/sls');
 const offline = { ...process.env, SLS_TELEMETRY_DISABLED: '1', SLS_NOTIFICATIONS_MODE: 'off', AWS_ACCESS_KEY_ID: 'dummy', AWS_SECRET_ACCESS_KEY: 'dummy' };
 
-describe('sls package', () => {
-  /** @type {any} */
-  let template;
+/**
+ * Packages the service offline with these parameters; the template, parsed, and where the package is.
+ * @param {Record<string, string>} params
+ */
+async function packageWith(params) {
   const out = mkdtempSync(path.join(os.tmpdir(), 'sls-package-'));
+  const args = ['package', '--package', out, ...Object.entries(params).map(([name, value]) => `--param=${name}=${value}`)];
+  await run(sls, args, { env: offline, timeout: 180_000 });
+  return { out, template: JSON.parse(readFileSync(path.join(out, 'cloudformation-template-update-stack.json'), 'utf8')) };
+}
+
+/** The deployments README's "On AWS" shows, by name: each is packaged once. */
+const MODES = {
+  demo: {},
+  'existing table and bucket': {
+    table: 'Orders',
+    keyColumn: 'orderId',
+    sortKeyColumn: 'createdAt',
+    columnTypes: 'createdAt:N',
+    sourceBucket: 'acme-exports',
+    sourcePrefix: 'orders/',
+    sourceKmsKey: 'arn:aws:kms:us-east-1:111122223333:key/1234abcd-12ab-34cd-56ef-1234567890ab',
+  },
+  'allowed tables': { table: 'Orders', keyColumn: 'orderId', sortKeyColumn: 'createdAt', allowedTables: 'OrderLines,Customers' },
+  'another region, triggered, output beside the source': {
+    table: 'Orders',
+    tableRegion: 'eu-west-1',
+    keyColumn: 'orderId',
+    sourceBucket: 'acme-exports',
+    sourcePrefix: 'incoming/',
+    sourceTrigger: 'true',
+    outputInSourceBucket: 'true',
+  },
+};
+
+/** A figure the run prints whether the test passes or not (the suite shows console output only on failure). @param {object} figure */
+const printFigure = (figure) => process.stdout.write(`${JSON.stringify(figure)}\n`);
+
+/**
+ * The stdout of a linter that exits 1 or more when it finds something; a run that printed nothing and
+ * failed (the tool missing, its install failed) fails the test.
+ * @param {Promise<{ stdout: string }>} running
+ */
+async function reportOf(running) {
+  /** @type {{ stdout?: unknown }} */
+  const result = await running.catch((/** @type {any} */ error) => error);
+  if (typeof result.stdout !== 'string' || (result instanceof Error && result.stdout.trim() === '')) throw result;
+  return result.stdout.trim();
+}
+
+/** @param {any} template */
+const statementsOf = (template) => template.Resources.IamRoleLambdaExecution.Properties.Policies.flatMap((/** @type {any} */ p) => p.PolicyDocument.Statement);
+/** An ARN as one string: Fn::Join's parts, with {Ref} for each reference. @param {any} value */
+const arnText = (value) =>
+  typeof value === 'string' ? value : value['Fn::Join'] ? value['Fn::Join'][1].map((/** @type {any} */ part) => (typeof part === 'string' ? part : `{${part.Ref}}`)).join('') : JSON.stringify(value);
+/** @param {any} template @param {string} action */
+const resourcesFor = (template, action) =>
+  statementsOf(template)
+    .filter((/** @type {any} */ s) => [s.Action].flat().includes(action))
+    .flatMap((/** @type {any} */ s) => [s.Resource].flat().map(arnText));
+/** @param {any} template @param {string} type */
+const resourcesOfType = (template, type) => Object.entries(template.Resources).filter(([, r]) => /** @type {any} */ (r).Type === type);
+
+describe('sls package, in each mode', () => {
+  /** @type {Record<string, { out: string, template: any }>} */
+  const built = {};
   beforeAll(async () => {
-    await run(sls, ['package', '--package', out], { env: offline, timeout: 120_000 });
-    template = JSON.parse(readFileSync(path.join(out, 'cloudformation-template-update-stack.json'), 'utf8'));
+    for (const [mode, params] of Object.entries(MODES)) built[mode] = await packageWith(params);
+  }, 600_000);
+  afterAll(() => {
+    for (const { out } of Object.values(built)) rmSync(out, { recursive: true, force: true });
   });
-  afterAll(() => rmSync(out, { recursive: true, force: true }));
+  const template = (/** @type {keyof typeof MODES} */ mode) => built[mode].template;
+  const environment = (/** @type {keyof typeof MODES} */ mode) => template(mode).Resources.ImportLambdaFunction.Properties.Environment.Variables;
 
-  const fnEnvironment = () => template.Resources.ImportLambdaFunction.Properties.Environment.Variables;
+  it('declares the import function with its runtime, handler and plain-string environment, in every mode', () => {
+    for (const mode of /** @type {Array<keyof typeof MODES>} */ (Object.keys(MODES))) {
+      const fn = template(mode).Resources.ImportLambdaFunction.Properties;
+      expect(fn).toMatchObject({ Runtime: 'nodejs22.x', Handler: 'src/handler.handler', Architectures: ['arm64'], MemorySize: 1769, Timeout: 900 });
+      for (const value of Object.values(fn.Environment.Variables)) expect(typeof value).toBe('string');
+    }
+  });
 
-  /** @param {string} type */
-  const resourcesOf = (type) => Object.values(template.Resources).filter((/** @type {any} */ r) => r.Type === type);
+  it('scopes every IAM statement in every mode: no wildcard action, no "*" resource', () => {
+    for (const mode of /** @type {Array<keyof typeof MODES>} */ (Object.keys(MODES))) {
+      for (const statement of statementsOf(template(mode))) {
+        expect(statement.Effect).toBe('Allow');
+        for (const action of [statement.Action].flat()) expect(action).not.toContain('*');
+        for (const resource of [statement.Resource].flat()) expect(arnText(resource)).not.toMatch(/^\*$|:::\*$|:table\/\*$/);
+      }
+    }
+  });
 
-  it('declares the import function with its runtime, handler and plain-string environment', () => {
-    const fn = template.Resources.ImportLambdaFunction.Properties;
-    expect(fn).toMatchObject({ Runtime: 'nodejs22.x', Handler: 'src/handler.handler', Architectures: ['arm64'], MemorySize: 1769, Timeout: 900 });
-    expect(fn.Environment.Variables.TABLE_NAME).toBe('csv-import-dev-items');
-    for (const value of Object.values(fn.Environment.Variables)) expect(typeof value).toBe('string');
+  it('demo: creates its table and bucket, writes only to them, and imports imports/*.csv', () => {
+    const demo = template('demo');
+    expect(demo.Resources.ImportTable.Properties).toMatchObject({
+      BillingMode: 'PAY_PER_REQUEST',
+      KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      SSESpecification: { SSEEnabled: true },
+    });
+    expect(environment('demo')).toMatchObject({ TABLE_NAME: 'csv-import-dev-items', OUTPUT_BUCKET: 'csv-import-dev-us-east-1-source', REJECTS_PREFIX: 'rejects/', STATUS_PREFIX: '_imports/', ALLOWED_TABLES: '', TABLE_REGION: '' });
+    expect(resourcesFor(demo, 'dynamodb:BatchWriteItem')).toEqual([JSON.stringify({ 'Fn::GetAtt': ['ImportTable', 'Arn'] })]);
+    expect(resourcesFor(demo, 's3:GetObject')).toEqual(['arn:{AWS::Partition}:s3:::csv-import-dev-us-east-1-source/*']);
+    expect(resourcesFor(demo, 's3:PutObject')).toEqual(['arn:{AWS::Partition}:s3:::csv-import-dev-us-east-1-source/rejects/*', 'arn:{AWS::Partition}:s3:::csv-import-dev-us-east-1-source/_imports/*']);
+    expect(resourcesFor(demo, 's3:ListBucket')).toEqual(['arn:{AWS::Partition}:s3:::csv-import-dev-us-east-1-source']);
+    expect(resourcesFor(demo, 'kms:Decrypt')).toEqual([]);
+    const bucket = demo.Resources.S3BucketSourceBucket.Properties;
+    expect(bucket.BucketEncryption.ServerSideEncryptionConfiguration[0].ServerSideEncryptionByDefault.SSEAlgorithm).toBe('AES256');
+    expect(bucket.PublicAccessBlockConfiguration).toEqual({ BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true });
+    expect(bucket.OwnershipControls.Rules).toEqual([{ ObjectOwnership: 'BucketOwnerEnforced' }]);
+    expect(bucket.LifecycleConfiguration.Rules).toContainEqual(expect.objectContaining({ AbortIncompleteMultipartUpload: { DaysAfterInitiation: 7 } }));
+    const notification = bucket.NotificationConfiguration.LambdaConfigurations[0];
+    expect(notification.Event).toBe('s3:ObjectCreated:*');
+    expect(notification.Filter.S3Key.Rules).toEqual([{ Name: 'prefix', Value: 'imports/' }, { Name: 'suffix', Value: '.csv' }]);
+    const tls = resourcesOfType(demo, 'AWS::S3::BucketPolicy').map(([, p]) => /** @type {any} */ (p).Properties).find((p) => p.Bucket.Ref === 'S3BucketSourceBucket');
+    expect(tls.PolicyDocument.Statement[0]).toMatchObject({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } });
+  });
+
+  it('existing table and bucket: creates neither, reads under the prefix only, decrypts with the named key only, and writes its output to a bucket of its own', () => {
+    const existing = template('existing table and bucket');
+    expect(resourcesOfType(existing, 'AWS::DynamoDB::Table').map(([name]) => name)).toEqual(['IdempotencyTable']);
+    expect(existing.Resources.S3BucketSourceBucket).toBeUndefined();
+    expect(environment('existing table and bucket')).toMatchObject({
+      TABLE_NAME: 'Orders',
+      KEY_COLUMN: 'orderId',
+      SORT_KEY_COLUMN: 'createdAt',
+      COLUMN_TYPES: 'createdAt:N',
+      OUTPUT_BUCKET: 'csv-import-dev-us-east-1-output',
+    });
+    expect(resourcesFor(existing, 'dynamodb:BatchWriteItem')).toEqual(['arn:{AWS::Partition}:dynamodb:{AWS::Region}:{AWS::AccountId}:table/Orders']);
+    expect(resourcesFor(existing, 'dynamodb:DescribeTable')).toEqual(['arn:{AWS::Partition}:dynamodb:{AWS::Region}:{AWS::AccountId}:table/Orders']);
+    expect(resourcesFor(existing, 's3:GetObject')).toEqual(['arn:{AWS::Partition}:s3:::acme-exports/orders/*', 'arn:{AWS::Partition}:s3:::csv-import-dev-us-east-1-output/_imports/*']);
+    // Nothing of the user's bucket is written.
+    expect(resourcesFor(existing, 's3:PutObject').every((arn) => arn.includes(':::csv-import-dev-us-east-1-output/'))).toBe(true);
+    expect(resourcesFor(existing, 'kms:Decrypt')).toEqual([MODES['existing table and bucket'].sourceKmsKey]);
+    // No trigger unless asked: the user's bucket is left as it is.
+    expect(resourcesOfType(existing, 'AWS::Lambda::Permission')).toEqual([]);
+    expect(JSON.stringify(existing.Resources)).not.toContain('Custom::S3');
+    const output = existing.Resources.OutputBucket.Properties;
+    expect(output).toMatchObject({ BucketName: 'csv-import-dev-us-east-1-output', PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true } });
+    expect(existing.Resources.OutputBucketTlsOnly.Properties.PolicyDocument.Statement[0]).toMatchObject({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } });
+  });
+
+  it('allowed tables: grants each of them the same two actions, and lists them for the function', () => {
+    const allowed = template('allowed tables');
+    const arns = ['Orders', 'OrderLines', 'Customers'].map((name) => `arn:{AWS::Partition}:dynamodb:{AWS::Region}:{AWS::AccountId}:table/${name}`);
+    expect(resourcesFor(allowed, 'dynamodb:BatchWriteItem')).toEqual(arns);
+    expect(resourcesFor(allowed, 'dynamodb:DescribeTable')).toEqual(arns);
+    expect(environment('allowed tables')).toMatchObject({ TABLE_NAME: 'Orders', ALLOWED_TABLES: 'OrderLines,Customers' });
+    // The demo bucket stays the source when no sourceBucket is given.
+    expect(allowed.Resources.S3BucketSourceBucket).toBeDefined();
+    expect(allowed.Resources.ImportTable).toBeUndefined();
+  });
+
+  it('another region, with the trigger and the output beside the source: ARNs in that region, the trigger on the prefix', () => {
+    const other = template('another region, triggered, output beside the source');
+    expect(resourcesFor(other, 'dynamodb:BatchWriteItem')).toEqual(['arn:{AWS::Partition}:dynamodb:eu-west-1:{AWS::AccountId}:table/Orders']);
+    expect(environment('another region, triggered, output beside the source')).toMatchObject({ TABLE_REGION: 'eu-west-1', OUTPUT_BUCKET: 'acme-exports' });
+    expect(resourcesFor(other, 's3:PutObject')).toEqual(['arn:{AWS::Partition}:s3:::acme-exports/rejects/*', 'arn:{AWS::Partition}:s3:::acme-exports/_imports/*']);
+    expect(other.Resources.OutputBucket).toBeUndefined();
+    const [[, trigger]] = resourcesOfType(other, 'Custom::S3');
+    const configuration = /** @type {any} */ (trigger).Properties.BucketConfigs[0];
+    expect(configuration).toMatchObject({ Event: 's3:ObjectCreated:*', Rules: [{ Prefix: 'incoming/' }, { Suffix: '.csv' }] });
+    expect(/** @type {any} */ (trigger).Properties.BucketName).toBe('acme-exports');
   });
 
   it('reserves the concurrency the reservedConcurrency parameter asks for, and none by default', async () => {
-    expect(template.Resources.ImportLambdaFunction.Properties.ReservedConcurrentExecutions).toBeUndefined();
-    const reserved = mkdtempSync(path.join(os.tmpdir(), 'sls-package-'));
+    expect(template('demo').Resources.ImportLambdaFunction.Properties.ReservedConcurrentExecutions).toBeUndefined();
+    const reserved = await packageWith({ reservedConcurrency: '50' });
     try {
-      await run(sls, ['package', '--package', reserved, '--param=reservedConcurrency=50'], { env: offline, timeout: 120_000 });
-      const withParam = JSON.parse(readFileSync(path.join(reserved, 'cloudformation-template-update-stack.json'), 'utf8'));
-      expect(withParam.Resources.ImportLambdaFunction.Properties.ReservedConcurrentExecutions).toBe(50);
+      expect(reserved.template.Resources.ImportLambdaFunction.Properties.ReservedConcurrentExecutions).toBe(50);
     } finally {
-      rmSync(reserved, { recursive: true, force: true });
+      rmSync(reserved.out, { recursive: true, force: true });
     }
-  });
-
-  it('scopes every IAM statement: no wildcard action, no "*" resource', () => {
-    const statements = template.Resources.IamRoleLambdaExecution.Properties.Policies.flatMap((/** @type {any} */ p) => p.PolicyDocument.Statement);
-    expect(statements.length).toBeGreaterThanOrEqual(4);
-    for (const statement of statements) {
-      expect(statement.Effect).toBe('Allow');
-      for (const action of [statement.Action].flat()) expect(action).not.toContain('*');
-      for (const resource of [statement.Resource].flat()) expect(resource).not.toBe('*');
-    }
-    const actions = statements.flatMap((/** @type {any} */ s) => [s.Action].flat());
-    expect(actions).toEqual(expect.arrayContaining(['s3:GetObject', 'dynamodb:BatchWriteItem', 'dynamodb:DescribeTable']));
-    const dynamo = statements.find((/** @type {any} */ s) => [s.Action].flat().includes('dynamodb:BatchWriteItem'));
-    expect(dynamo.Resource).toEqual({ 'Fn::GetAtt': ['ImportTable', 'Arn'] });
-    const s3 = statements.find((/** @type {any} */ s) => [s.Action].flat().includes('s3:GetObject'));
-    expect(s3.Resource).toBe('arn:aws:s3:::csv-import-dev-us-east-1-source/*');
-    const writes = statements.find((/** @type {any} */ s) => [s.Action].flat().includes('s3:PutObject'));
-    expect(writes.Resource).toEqual(['arn:aws:s3:::csv-import-dev-us-east-1-source/rejects/*', 'arn:aws:s3:::csv-import-dev-us-east-1-source/_imports/*']);
-    expect(fnEnvironment().REJECTS_PREFIX).toBe('rejects/');
-    expect(fnEnvironment().STATUS_PREFIX).toBe('_imports/');
-    const list = statements.find((/** @type {any} */ s) => [s.Action].flat().includes('s3:ListBucket'));
-    expect(list.Resource).toBe('arn:aws:s3:::csv-import-dev-us-east-1-source');
-  });
+  }, 180_000);
 
   it('lets the function invoke itself, and nothing else, to continue a long import', () => {
-    const statements = template.Resources.IamRoleLambdaExecution.Properties.Policies.flatMap((/** @type {any} */ p) => p.PolicyDocument.Statement);
-    const invoke = statements.filter((/** @type {any} */ s) => [s.Action].flat().some((action) => action.startsWith('lambda:')));
+    const invoke = statementsOf(template('demo')).filter((/** @type {any} */ s) => [s.Action].flat().some((action) => action.startsWith('lambda:')));
     expect(invoke).toHaveLength(1);
     expect(invoke[0].Action).toEqual(['lambda:InvokeFunction']);
-    const functionName = template.Resources.ImportLambdaFunction.Properties.FunctionName;
+    const functionName = template('demo').Resources.ImportLambdaFunction.Properties.FunctionName;
     expect(functionName).toBe('csv-import-dev-import');
-    const arns = invoke[0].Resource.map((/** @type {any} */ r) => r['Fn::Join'][1].map((/** @type {any} */ part) => (typeof part === 'string' ? part : `{${part.Ref}}`)).join(''));
-    expect(arns).toEqual([`arn:aws:lambda:{AWS::Region}:{AWS::AccountId}:function:${functionName}`, `arn:aws:lambda:{AWS::Region}:{AWS::AccountId}:function:${functionName}:*`]);
-    expect(fnEnvironment().ALLOWED_TABLES).toBe('');
+    expect(invoke[0].Resource.map(arnText)).toEqual([`arn:{AWS::Partition}:lambda:{AWS::Region}:{AWS::AccountId}:function:${functionName}`, `arn:{AWS::Partition}:lambda:{AWS::Region}:{AWS::AccountId}:function:${functionName}:*`]);
   });
 
   it('sends an asynchronous invocation that failed three times to an encrypted queue, and may send only there', () => {
-    const queue = template.Resources.FailedInvocationsQueue;
-    expect(queue.Type).toBe('AWS::SQS::Queue');
-    expect(queue.Properties).toMatchObject({ QueueName: 'csv-import-dev-failed-invocations', SqsManagedSseEnabled: true, MessageRetentionPeriod: 1209600 });
-    const [config] = resourcesOf('AWS::Lambda::EventInvokeConfig');
-    expect(config.Properties).toMatchObject({
+    const demo = template('demo');
+    expect(demo.Resources.FailedInvocationsQueue.Properties).toMatchObject({ QueueName: 'csv-import-dev-failed-invocations', SqsManagedSseEnabled: true, MessageRetentionPeriod: 1209600 });
+    const [[, config]] = resourcesOfType(demo, 'AWS::Lambda::EventInvokeConfig');
+    expect(/** @type {any} */ (config).Properties).toMatchObject({
       FunctionName: { Ref: 'ImportLambdaFunction' },
       MaximumRetryAttempts: 2,
       DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': ['FailedInvocationsQueue', 'Arn'] } } },
     });
-    const statements = template.Resources.IamRoleLambdaExecution.Properties.Policies.flatMap((/** @type {any} */ p) => p.PolicyDocument.Statement);
-    const send = statements.filter((/** @type {any} */ s) => [s.Action].flat().some((action) => action.startsWith('sqs:')));
-    expect(send).toHaveLength(1);
-    expect([send[0].Action].flat()).toEqual(['sqs:SendMessage']);
-    expect([send[0].Resource].flat()).toEqual([{ 'Fn::GetAtt': ['FailedInvocationsQueue', 'Arn'] }]);
-  });
-
-  it('has an on-demand table with point-in-time recovery, keyed on id', () => {
-    expect(template.Resources.ImportTable.Properties).toMatchObject({
-      BillingMode: 'PAY_PER_REQUEST',
-      KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
-      AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }],
-      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
-    });
+    expect(resourcesFor(demo, 'sqs:SendMessage')).toEqual([JSON.stringify({ 'Fn::GetAtt': ['FailedInvocationsQueue', 'Arn'] })]);
   });
 
   it('makes a duplicated job payload a no-op with an idempotency table, which only the function may use', () => {
-    expect(template.Resources.IdempotencyTable.Properties).toMatchObject({
+    const demo = template('demo');
+    expect(demo.Resources.IdempotencyTable.Properties).toMatchObject({
       BillingMode: 'PAY_PER_REQUEST',
       KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
       TimeToLiveSpecification: { AttributeName: 'expiration', Enabled: true },
     });
-    expect(fnEnvironment().IDEMPOTENCY_TABLE).toBe('csv-import-dev-idempotency');
-    const statements = template.Resources.IamRoleLambdaExecution.Properties.Policies.flatMap((/** @type {any} */ p) => p.PolicyDocument.Statement);
-    const records = statements.filter((/** @type {any} */ s) => [s.Resource].flat().some((r) => JSON.stringify(r).includes('IdempotencyTable')));
+    expect(environment('demo').IDEMPOTENCY_TABLE).toBe('csv-import-dev-idempotency');
+    const records = statementsOf(demo).filter((/** @type {any} */ s) => [s.Resource].flat().some((r) => JSON.stringify(r).includes('IdempotencyTable')));
     expect(records).toEqual([{ Effect: 'Allow', Action: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'], Resource: { 'Fn::GetAtt': ['IdempotencyTable', 'Arn'] } }]);
   });
 
-  it('has an encrypted, private, TLS-only source bucket that triggers the import on imports/*.csv', () => {
-    const bucket = template.Resources.S3BucketSourceBucket.Properties;
-    expect(bucket.BucketEncryption.ServerSideEncryptionConfiguration[0].ServerSideEncryptionByDefault.SSEAlgorithm).toBe('AES256');
-    expect(bucket.PublicAccessBlockConfiguration).toEqual({ BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true });
-    const notification = bucket.NotificationConfiguration.LambdaConfigurations[0];
-    expect(notification.Event).toBe('s3:ObjectCreated:*');
-    expect(notification.Filter.S3Key.Rules).toEqual([{ Name: 'prefix', Value: 'imports/' }, { Name: 'suffix', Value: '.csv' }]);
-    const policies = resourcesOf('AWS::S3::BucketPolicy').map((/** @type {any} */ p) => p.Properties);
-    const tls = policies.find((/** @type {any} */ p) => p.Bucket.Ref === 'S3BucketSourceBucket');
-    expect(tls.PolicyDocument.Statement[0]).toMatchObject({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } });
-  });
+  it('is a package that imports on its own: unzipped alone, loaded on Node.js 22 with nothing else on the module path, within Lambda\'s size limits', async () => {
+    const { env, dynamodb, s3 } = useLocalServers();
+    const zip = path.join(built.demo.out, 'csv-import.zip');
+    const unpacked = mkdtempSync(path.join(os.tmpdir(), 'sls-unpacked-'));
+    try {
+      await run('unzip', ['-q', zip, '-d', unpacked]);
+      const zipped = statSync(zip).size;
+      const { stdout: du } = await run('du', ['-sb', unpacked]);
+      const unzipped = Number(du.split(/\s/)[0]);
+      printFigure({ figures: 'package size', zippedMB: +(zipped / 1e6).toFixed(2), unzippedMB: +(unzipped / 1e6).toFixed(2), limitsMB: { zipped: 50, unzipped: 250 } });
+      expect(zipped).toBeLessThan(50 * 1024 * 1024);
+      expect(unzipped).toBeLessThan(250 * 1024 * 1024);
+
+      const table = await createTable(dynamodb);
+      await upload(s3, 'package/people.csv', 'id,name,score\np1,Ann,1.5\np2,"Bob, Jr.",2\nbad-row\n');
+      // The handler of the unpacked copy, on Node.js 22, from a directory with no node_modules above it.
+      const script = `const { handler } = await import(${JSON.stringify(pathToFileURL(path.join(unpacked, 'src/handler.js')).href)});
+        const result = await handler({ bucket: ${JSON.stringify(TEST_BUCKET)}, key: 'package/people.csv', columnTypes: 'score:N' }, undefined);
+        process.stdout.write('\\n' + JSON.stringify({ node: process.version, result }) + '\\n');`;
+      const { stdout } = await run(path.resolve('tools/node22.sh'), ['node', '--input-type=module', '-e', script], {
+        cwd: unpacked,
+        env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env, TABLE_NAME: table, OUTPUT_BUCKET: TEST_BUCKET, NODE_PATH: '' },
+        timeout: 120_000,
+      });
+      const { node, result } = JSON.parse(stdout.slice(stdout.lastIndexOf('\n{')));
+      expect(node).toMatch(/^v22\./);
+      expect(result).toMatchObject({ rowsRead: 3, written: 2, rejected: 1, balanced: true });
+      expect((await scanAll(dynamodb, table)).map((item) => item.name.S).sort()).toEqual(['Ann', 'Bob, Jr.']);
+    } finally {
+      rmSync(unpacked, { recursive: true, force: true });
+    }
+  }, 300_000);
+
+  it('passes cfn-lint with no error on every generated template', async () => {
+    for (const [mode, { out }] of Object.entries(built)) {
+      // cfn-lint exits non-zero when it finds anything; its findings are then on stdout, as JSON.
+      const stdout = await reportOf(run('tools/iac-tools.sh', ['cfn-lint', '--format', 'json', path.join(out, 'cloudformation-template-update-stack.json')], { timeout: 600_000 }));
+      /** @type {Array<{ Level: string, Rule: { Id: string }, Message: string }>} */
+      const findings = JSON.parse(stdout === '' ? '[]' : stdout);
+      expect(Array.isArray(findings)).toBe(true);
+      expect({ mode, errors: findings.filter((finding) => finding.Level === 'Error').map((f) => `${f.Rule.Id} ${f.Message}`) }).toEqual({ mode, errors: [] });
+      printFigure({ figures: 'cfn-lint', mode, findings: findings.map((f) => `${f.Level} ${f.Rule.Id}`) });
+    }
+  }, 900_000);
+
+  it('passes checkov on the demo template, each skipped check with its reason in deploy/checkov.yaml', async () => {
+    const template = path.join(built.demo.out, 'cloudformation-template-update-stack.json');
+    const report = JSON.parse(await reportOf(run('tools/iac-tools.sh', ['checkov', '--config-file', 'deploy/checkov.yaml', '-f', template, '--output', 'json', '--compact', '--quiet'], { timeout: 600_000, maxBuffer: 64 << 20 })));
+    const summary = (Array.isArray(report) ? report[0] : report).summary;
+    const failed = (Array.isArray(report) ? report[0] : report).results?.failed_checks ?? [];
+    expect(failed.map((/** @type {any} */ check) => `${check.check_id} ${check.resource}: ${check.check_name}`)).toEqual([]);
+    expect(summary.passed).toBeGreaterThan(10);
+    printFigure({ figures: 'checkov', passed: summary.passed, failed: summary.failed, skipped: summary.skipped });
+  }, 900_000);
 });
 
 describe('sls invoke local -f import', () => {
@@ -145,7 +293,8 @@ describe('sls invoke local -f import', () => {
       });
     }
     await upload(s3, 'invoke-local/people.csv', 'id,name,score\nx1,Ann,1.5\nx2,Bob,2\nx3,Cy,3\n');
-    const { stdout } = await run(sls, ['invoke', 'local', '-f', 'import', '--data', JSON.stringify({ bucket: TEST_BUCKET, key: 'invoke-local/people.csv', columnTypes: 'score:N' })], {
+    // The demo bucket's name is the test bucket's: rejects and status go beside the source, as deployed.
+    const { stdout } = await run(sls, ['invoke', 'local', '-f', 'import', `--param=bucket=${TEST_BUCKET}`, '--data', JSON.stringify({ bucket: TEST_BUCKET, key: 'invoke-local/people.csv', columnTypes: 'score:N' })], {
       env: { ...process.env, ...env, SLS_TELEMETRY_DISABLED: '1', SLS_NOTIFICATIONS_MODE: 'off' },
       timeout: 120_000,
     });

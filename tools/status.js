@@ -15,8 +15,10 @@ const HELP = `Usage: npm run status -- <job id | s3://bucket/key> [options]
 
 Prints a job's state, rows read and written, rejects, rows/s and rejects files, per shard and in total.
 
-  --bucket NAME     the source bucket (AWS, default credentials and region)
-  --stage STAGE     the deployed stack's bucket: csv-import-<stage>-<region>-source
+  --bucket NAME     the bucket the job status is in (AWS, default credentials and region): the output
+                    bucket of a deployment onto your own bucket (csv-import-<stage>-<region>-output,
+                    or your bucket with outputInSourceBucket), the source bucket otherwise
+  --stage STAGE     the demo stack's bucket: csv-import-<stage>-<region>-source
   --region REGION   with --stage (default: AWS_REGION, else us-east-1)
   --prefix P        the status prefix (default _imports/)
   --watch           print again every second until the job is done or failed

@@ -7,7 +7,7 @@ import { TableError } from '../errors.js';
 
 /**
  * @param {import('@aws-sdk/client-dynamodb').DynamoDBClient} dynamodb
- * @param {Pick<import('../config.js').ImportConfig, 'table' | 'region' | 'keyColumn' | 'sortKeyColumn' | 'columnTypes'>} config
+ * @param {Pick<import('../config.js').ImportConfig, 'table' | 'tableRegion' | 'keyColumn' | 'sortKeyColumn' | 'columnTypes'>} config
  */
 export async function checkTable(dynamodb, config) {
   let description;
@@ -15,7 +15,7 @@ export async function checkTable(dynamodb, config) {
     description = (await dynamodb.send(new DescribeTableCommand({ TableName: config.table }))).Table;
   } catch (error) {
     if (/** @type {Error} */ (error).name === 'ResourceNotFoundException') {
-      throw new TableError(`table "${config.table}" does not exist in ${config.region}; create it first, or name an existing table with the "table" option (TABLE_NAME)`, error);
+      throw new TableError(`table "${config.table}" does not exist in ${config.tableRegion}; create it first, or name an existing table with the "table" option (TABLE_NAME)`, error);
     }
     throw error;
   }
@@ -24,7 +24,7 @@ export async function checkTable(dynamodb, config) {
   const hash = keySchema.find((k) => k.KeyType === 'HASH')?.AttributeName;
   const range = keySchema.find((k) => k.KeyType === 'RANGE')?.AttributeName;
   if (hash === undefined) {
-    throw new TableError(`DescribeTable of "${config.table}" in ${config.region} gave no partition key in its key schema; check that the endpoint is DynamoDB (or a faithful emulator) and the table is ACTIVE`);
+    throw new TableError(`DescribeTable of "${config.table}" in ${config.tableRegion} gave no partition key in its key schema; check that the endpoint is DynamoDB (or a faithful emulator) and the table is ACTIVE`);
   }
 
   if (hash !== config.keyColumn) {

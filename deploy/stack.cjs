@@ -1,0 +1,267 @@
+'use strict';
+/**
+ * The parts of the deployment that depend on what the user already has, computed from the parameters
+ * (`sls deploy --param="table=Orders" ...`, listed under custom.params in serverless.yml):
+ *   - demo (no parameter): the stack creates its table (keyed on id) and its bucket, and imports every
+ *     imports/*.csv dropped there;
+ *   - `table`: an existing table (in `tableRegion`, default the stack's): no table is created, and the
+ *     function may write to that table only (and to each of `allowedTables`);
+ *   - `sourceBucket` (and `sourcePrefix`): an existing bucket the function may read, under the prefix only.
+ *     Rejects and job status then go to a bucket the stack creates for them (`outputInSourceBucket=true`
+ *     puts them under the source bucket's rejects/ and _imports/ instead), and the S3 trigger is attached
+ *     only with `sourceTrigger=true` (it changes the bucket's notification configuration);
+ *   - `sourceKmsKey`: the ARN of the KMS key the source objects are encrypted with (SSE-KMS): kms:Decrypt
+ *     on that key only.
+ * Every IAM statement names its resources: no "*" resource and no wildcard action.
+ *
+ * CommonJS, because the Serverless Framework loads a JS variable file with require(). `stackFor` is a
+ * plain function of the parameters; test/deploy.test.js checks it and the templates `sls package` builds.
+ */
+
+const REJECTS_PREFIX = 'rejects/';
+const STATUS_PREFIX = '_imports/';
+
+/**
+ * @typedef {object} Params  as serverless.yml passes them: every value a string, '' when not given
+ * @property {string} table @property {string} tableRegion @property {string} allowedTables
+ * @property {string} keyColumn @property {string} sortKeyColumn @property {string} columnTypes
+ * @property {string} sourceBucket @property {string} sourcePrefix @property {string} sourceTrigger
+ * @property {string} outputInSourceBucket @property {string} sourceKmsKey @property {string} bucket
+ */
+
+/**
+ * @param {Params} params
+ * @param {{ service: string, stage: string, region: string }} names
+ */
+function stackFor(params, { service, stage, region }) {
+  const p = checked(params, region);
+  const demoTable = p.table === '';
+  const demoBucket = p.sourceBucket === '';
+  const table = demoTable ? `${service}-${stage}-items` : p.table;
+  const source = demoBucket ? p.bucket || `${service}-${stage}-${region}-source` : p.sourceBucket;
+  const sourcePrefix = demoBucket ? '' : p.sourcePrefix;
+  // The stack's own bucket holds the output in the demo; with the user's bucket, a bucket of its own,
+  // so that the function needs no write access to the user's data (unless asked for).
+  const ownOutput = !demoBucket && !p.outputInSourceBucket;
+  const output = ownOutput ? `${service}-${stage}-${region}-output` : source;
+
+  const functionName = `${service}-${stage}-import`;
+  const idempotencyTable = `${service}-${stage}-idempotency`;
+  const environment = {
+    TABLE_NAME: table,
+    TABLE_REGION: p.tableRegion,
+    ALLOWED_TABLES: p.allowedTables.join(','),
+    KEY_COLUMN: p.keyColumn,
+    SORT_KEY_COLUMN: p.sortKeyColumn,
+    COLUMN_TYPES: p.columnTypes,
+    OUTPUT_BUCKET: output,
+    REJECTS_PREFIX,
+    STATUS_PREFIX,
+    // A duplicated event or invocation of a job is a no-op (Powertools for AWS Lambda's idempotency).
+    IDEMPOTENCY_TABLE: idempotencyTable,
+    POWERTOOLS_SERVICE_NAME: service,
+    NODE_OPTIONS: '--enable-source-maps',
+  };
+
+  const tableArn = (/** @type {string} */ name) => arn('dynamodb', p.tableRegion || { Ref: 'AWS::Region' }, { Ref: 'AWS::AccountId' }, `table/${name}`);
+  const s3Arn = (/** @type {string} */ path) => arn('s3', '', '', path);
+  const lambdaArn = (/** @type {string} */ name) => arn('lambda', { Ref: 'AWS::Region' }, { Ref: 'AWS::AccountId' }, `function:${name}`);
+  const statements = [
+    {
+      Effect: 'Allow',
+      Action: ['s3:GetObject'],
+      Resource: [s3Arn(`${source}/${sourcePrefix}*`), ...(ownOutput ? [s3Arn(`${output}/${STATUS_PREFIX}*`)] : [])],
+    },
+    // Rejected rows, job status and hand-over rows, under their prefixes only.
+    {
+      Effect: 'Allow',
+      Action: ['s3:PutObject', 's3:AbortMultipartUpload'],
+      Resource: [s3Arn(`${output}/${REJECTS_PREFIX}*`), s3Arn(`${output}/${STATUS_PREFIX}*`)],
+    },
+    // Without ListBucket, S3 answers a status object not yet written with 403 instead of 404.
+    {
+      Effect: 'Allow',
+      Action: ['s3:ListBucket'],
+      Resource: [s3Arn(output)],
+    },
+    ...(p.sourceKmsKey === '' ? [] : [{ Effect: 'Allow', Action: ['kms:Decrypt'], Resource: p.sourceKmsKey }]),
+    {
+      Effect: 'Allow',
+      Action: ['dynamodb:BatchWriteItem', 'dynamodb:DescribeTable'],
+      Resource: [demoTable ? { 'Fn::GetAtt': ['ImportTable', 'Arn'] } : tableArn(table), ...p.allowedTables.map(tableArn)],
+    },
+    // The idempotency records of the jobs' payloads, and nothing else.
+    {
+      Effect: 'Allow',
+      Action: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+      Resource: { 'Fn::GetAtt': ['IdempotencyTable', 'Arn'] },
+    },
+    // A job past 15 minutes continues in a new asynchronous invocation of this function, and only this one.
+    {
+      Effect: 'Allow',
+      Action: ['lambda:InvokeFunction'],
+      Resource: [lambdaArn(functionName), lambdaArn(`${functionName}:*`)],
+    },
+  ];
+
+  /** @type {Record<string, unknown>} */
+  const resources = {};
+  if (demoTable) resources.ImportTable = demoTableResource(table);
+  if (demoBucket) resources.SourceBucketTlsOnly = tlsOnlyPolicy({ Ref: 'S3BucketSourceBucket' }, source);
+  if (ownOutput) {
+    resources.OutputBucket = { Type: 'AWS::S3::Bucket', Properties: { BucketName: output, ...PRIVATE_BUCKET } };
+    resources.OutputBucketTlsOnly = tlsOnlyPolicy({ Ref: 'OutputBucket' }, output);
+  }
+
+  const csvRules = (/** @type {string} */ prefix) => [...(prefix === '' ? [] : [{ prefix }]), { suffix: '.csv' }];
+  /** @type {unknown[]} */
+  const events = [];
+  if (demoBucket) events.push({ s3: { bucket: 'sourceBucket', event: 's3:ObjectCreated:*', rules: csvRules('imports/') } });
+  else if (p.sourceTrigger) events.push({ s3: { bucket: source, existing: true, event: 's3:ObjectCreated:*', rules: csvRules(sourcePrefix) } });
+
+  // The demo bucket is declared under provider.s3, where the framework creates it with its trigger
+  // (as S3BucketSourceBucket), and given its settings through CloudFormation extensions.
+  const buckets = demoBucket ? { sourceBucket: { name: source } } : {};
+  const extensions = demoBucket ? { S3BucketSourceBucket: { Properties: PRIVATE_BUCKET } } : {};
+
+  return { environment, statements, resources: { Resources: resources, extensions }, events, buckets, summary: { table, source, sourcePrefix, output } };
+}
+
+/**
+ * An ARN in the stack's partition (aws, aws-cn, aws-us-gov).
+ * @param {string} service @param {unknown} region @param {unknown} account @param {string} resource
+ */
+function arn(service, region, account, resource) {
+  return { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, `:${service}:`, region, ':', account, `:${resource}`]] };
+}
+
+const PRIVATE_BUCKET = {
+  BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
+  PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
+  OwnershipControls: { Rules: [{ ObjectOwnership: 'BucketOwnerEnforced' }] },
+  VersioningConfiguration: { Status: 'Enabled' },
+  // A rejects file is a multipart upload: one a killed run left unfinished is dropped after a week.
+  LifecycleConfiguration: {
+    Rules: [
+      { Id: 'abort-incomplete-uploads', Status: 'Enabled', AbortIncompleteMultipartUpload: { DaysAfterInitiation: 7 } },
+      { Id: 'expire-old-versions', Status: 'Enabled', NoncurrentVersionExpiration: { NoncurrentDays: 30 } },
+    ],
+  },
+};
+
+/** @param {unknown} bucketRef @param {string} name */
+function tlsOnlyPolicy(bucketRef, name) {
+  return {
+    Type: 'AWS::S3::BucketPolicy',
+    Properties: {
+      Bucket: bucketRef,
+      PolicyDocument: {
+        Statement: [
+          {
+            Sid: 'DenyNonTls',
+            Effect: 'Deny',
+            Principal: '*',
+            Action: 's3:*',
+            Resource: [arn('s3', '', '', name), arn('s3', '', '', `${name}/*`)],
+            Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+          },
+        ],
+      },
+    },
+  };
+}
+
+/** @param {string} name */
+function demoTableResource(name) {
+  return {
+    Type: 'AWS::DynamoDB::Table',
+    // The demo table holds only what was imported into it; it goes with the stack.
+    DeletionPolicy: 'Delete',
+    UpdateReplacePolicy: 'Delete',
+    Properties: {
+      TableName: name,
+      BillingMode: 'PAY_PER_REQUEST',
+      AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }],
+      KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      SSESpecification: { SSEEnabled: true },
+    },
+  };
+}
+
+/**
+ * The parameters, checked: each bad value fails `sls package` with the parameter's name and the fix.
+ * @param {Params} params @param {string} region
+ */
+function checked(params, region) {
+  const fail = (/** @type {string} */ name, /** @type {string} */ fix) => {
+    throw new Error(`Invalid parameter "${name}": got ${JSON.stringify(params[/** @type {keyof Params} */ (name)])}; ${fix}`);
+  };
+  const flag = (/** @type {keyof Params} */ name) => {
+    const value = (params[name] ?? '').trim().toLowerCase();
+    if (value !== '' && value !== 'true' && value !== 'false') fail(name, 'use true or false');
+    return value === 'true';
+  };
+  const text = (/** @type {keyof Params} */ name) => String(params[name] ?? '').trim();
+  const tableName = /^[A-Za-z0-9_.-]{3,255}$/;
+  const bucketName = /^(?!xn--)(?!.*\.\.)[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
+  const p = {
+    table: text('table'),
+    tableRegion: text('tableRegion'),
+    allowedTables: text('allowedTables') === '' ? [] : text('allowedTables').split(',').map((name) => name.trim()),
+    keyColumn: text('keyColumn'),
+    sortKeyColumn: text('sortKeyColumn'),
+    columnTypes: text('columnTypes'),
+    sourceBucket: text('sourceBucket'),
+    sourcePrefix: text('sourcePrefix'),
+    sourceTrigger: flag('sourceTrigger'),
+    outputInSourceBucket: flag('outputInSourceBucket'),
+    sourceKmsKey: text('sourceKmsKey'),
+    bucket: text('bucket'),
+  };
+  if (p.table !== '' && !tableName.test(p.table)) fail('table', 'use the name of an existing DynamoDB table (3 to 255 of A-Z a-z 0-9 _ . -)');
+  for (const name of p.allowedTables) if (!tableName.test(name)) fail('allowedTables', 'use table names separated by commas, such as "Orders,OrderLines"');
+  if (p.tableRegion !== '' && !/^[a-z]{2}(-[a-z]+)+-\d$/.test(p.tableRegion)) fail('tableRegion', 'use a region name such as eu-west-1');
+  if (p.tableRegion !== '' && p.table === '') fail('tableRegion', `set it only with "table": the demo table is created in the stack's region (${region})`);
+  if (p.sortKeyColumn !== '' && p.keyColumn === '') fail('sortKeyColumn', 'set keyColumn too (the partition key column)');
+  if (p.sourceBucket !== '' && !bucketName.test(p.sourceBucket)) fail('sourceBucket', 'use the name of an existing S3 bucket (3 to 63 of a-z 0-9 . -)');
+  if (p.bucket !== '' && p.sourceBucket !== '') fail('bucket', 'it names the demo bucket the stack creates; with sourceBucket there is none: leave it out');
+  if (p.bucket !== '' && !bucketName.test(p.bucket)) fail('bucket', 'use a globally unique S3 bucket name (3 to 63 of a-z 0-9 . -)');
+  if (p.sourcePrefix !== '' && p.sourceBucket === '') fail('sourcePrefix', 'set it only with sourceBucket (the demo bucket imports imports/*.csv)');
+  if (p.sourcePrefix.startsWith('/')) fail('sourcePrefix', 'S3 keys do not start with "/": use a prefix such as "exports/orders/"');
+  if ((p.sourceTrigger || p.outputInSourceBucket) && p.sourceBucket === '') fail(p.sourceTrigger ? 'sourceTrigger' : 'outputInSourceBucket', 'set it only with sourceBucket');
+  if (p.sourceTrigger && p.outputInSourceBucket && [REJECTS_PREFIX, STATUS_PREFIX].some((prefix) => prefix.startsWith(p.sourcePrefix) || p.sourcePrefix.startsWith(prefix))) {
+    fail('sourcePrefix', `with sourceTrigger and outputInSourceBucket the trigger would import the rejects files written under ${REJECTS_PREFIX}; set sourcePrefix to where the CSV files arrive, such as "imports/"`);
+  }
+  if (p.sourceKmsKey !== '' && !/^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key\/[A-Za-z0-9-]+$/.test(p.sourceKmsKey)) {
+    fail('sourceKmsKey', 'use the key ARN, such as arn:aws:kms:eu-west-1:111122223333:key/1234abcd-12ab-34cd-56ef-1234567890ab (an alias is not enough for IAM)');
+  }
+  return p;
+}
+
+/** @type {Map<string, ReturnType<typeof stackFor>>} */
+const built = new Map();
+
+/**
+ * The stack for this `sls` run, from serverless.yml's custom.params, stage and region.
+ * @param {{ resolveVariable: (variable: string) => Promise<any> }} sls
+ */
+async function stackOfThisRun({ resolveVariable }) {
+  const params = await resolveVariable('self:custom.params');
+  const names = { service: await resolveVariable('self:service'), stage: await resolveVariable('self:provider.stage'), region: await resolveVariable('self:provider.region') };
+  const key = JSON.stringify([params, names]);
+  if (!built.has(key)) built.set(key, stackFor(params, names));
+  return /** @type {ReturnType<typeof stackFor>} */ (built.get(key));
+}
+
+/** @param {'environment' | 'statements' | 'resources' | 'events' | 'buckets'} part */
+const partOf = (part) => async (/** @type {any} */ sls) => (await stackOfThisRun(sls))[part];
+
+module.exports = {
+  stackFor,
+  environment: partOf('environment'),
+  statements: partOf('statements'),
+  resources: partOf('resources'),
+  events: partOf('events'),
+  buckets: partOf('buckets'),
+};
