@@ -122,7 +122,28 @@ function stackFor(params, { service, stage, region }) {
   // The demo bucket is declared under provider.s3, where the framework creates it with its trigger
   // (as S3BucketSourceBucket), and given its settings through CloudFormation extensions.
   const buckets = demoBucket ? { sourceBucket: { name: source } } : {};
+  /** @type {Record<string, unknown>} */
   const extensions = demoBucket ? { S3BucketSourceBucket: { Properties: PRIVATE_BUCKET } } : {};
+  // The framework's custom resource that attaches the trigger to an existing bucket may add and remove
+  // permissions on any function of the account (function:*): here, on this function only.
+  if (p.sourceTrigger) {
+    extensions.IamRoleCustomResourcesLambdaExecution = {
+      Properties: {
+        Policies: [
+          {
+            PolicyName: `${stage}-${service}-custom-resources-lambda`,
+            PolicyDocument: {
+              Version: '2012-10-17',
+              Statement: [
+                { Effect: 'Allow', Action: ['s3:PutBucketNotification', 's3:GetBucketNotification'], Resource: s3Arn(source) },
+                { Effect: 'Allow', Action: ['lambda:AddPermission', 'lambda:RemovePermission'], Resource: lambdaArn(functionName) },
+              ],
+            },
+          },
+        ],
+      },
+    };
+  }
 
   return { environment, statements, resources: { Resources: resources, extensions }, events, buckets, summary: { table, source, sourcePrefix, output } };
 }
