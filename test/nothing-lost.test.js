@@ -23,6 +23,19 @@ afterEach(() => {
   for (const name of ['TABLE_NAME', 'ALLOWED_TABLES', 'CONTINUATION', 'LAMBDA_ENDPOINT']) delete process.env[name];
 });
 
+/**
+ * A stand-in for the Lambda Invoke API that runs the handler with this timeout per invocation, and the
+ * function set to continue by invoking itself there, for this test.
+ * @param {number} timeoutMs
+ */
+async function selfInvokingLambda(timeoutMs) {
+  const lambda = await startLambdaEndpoint({ handler, functionArn: 'arn:aws:lambda:us-east-1:123456789012:function:csv-import-test-import', timeoutMs });
+  onCleanup(() => lambda.stop());
+  process.env.CONTINUATION = 'invoke';
+  process.env.LAMBDA_ENDPOINT = lambda.endpoint;
+  return lambda;
+}
+
 /** Routes the function's DynamoDB traffic through a fault proxy for this test. @param {Omit<import('./support/fault-proxy.js').FaultOptions, 'target'>} faults */
 async function dynamodbFaults(faults) {
   const proxy = await startFaultProxy({ target: env.DYNAMODB_ENDPOINT, ...faults });
@@ -263,12 +276,8 @@ describe('past one invocation: checkpoints and continuations', () => {
   });
 
   it('continues in new asynchronous invocations of itself when its Lambda time runs low', async () => {
-    const functionArn = 'arn:aws:lambda:us-east-1:123456789012:function:csv-import-test-import';
     // 61.5 s per invocation with a 60 s margin: each invocation reads for about 1.5 s, then hands over.
-    const lambda = await startLambdaEndpoint({ handler, functionArn, timeoutMs: 61_500 });
-    onCleanup(() => lambda.stop());
-    process.env.CONTINUATION = 'invoke';
-    process.env.LAMBDA_ENDPOINT = lambda.endpoint;
+    const lambda = await selfInvokingLambda(61_500);
 
     const table = await createTable(dynamodb);
     const { csv, good, rejected } = mixedCsv(25_000);
@@ -293,11 +302,7 @@ describe('the drain at the end of an invocation', () => {
   it('fits in the invocation: the reader stops early enough for the rows queued at the table\'s rate', async () => {
     // 100 WCU/s and a window of 16 calls: 400 rows queued take 4 s to write. An invocation has 8 s and
     // stops reading at 1 s left (timeMarginMs): reading until then and draining after took about 11 s.
-    const functionArn = 'arn:aws:lambda:us-east-1:123456789012:function:csv-import-test-import';
-    const lambda = await startLambdaEndpoint({ handler, functionArn, timeoutMs: 8_000 });
-    onCleanup(() => lambda.stop());
-    process.env.CONTINUATION = 'invoke';
-    process.env.LAMBDA_ENDPOINT = lambda.endpoint;
+    const lambda = await selfInvokingLambda(8_000);
     const table = await createTable(dynamodb);
     const { csv, good } = mixedCsv(1_500);
     await upload(s3, 'drain/input.csv', csv);
@@ -318,11 +323,7 @@ describe('the drain at the end of an invocation', () => {
     // reading at 4 s left, and at 2 s left (half the margin) gives its writes up: the rows still
     // unwritten go to the next invocation, which writes them before it reads on.
     const proxy = await dynamodbFaults({ hangCall: (call) => call >= 30 && call <= 45 });
-    const functionArn = 'arn:aws:lambda:us-east-1:123456789012:function:csv-import-test-import';
-    const lambda = await startLambdaEndpoint({ handler, functionArn, timeoutMs: 8_000 });
-    onCleanup(() => lambda.stop());
-    process.env.CONTINUATION = 'invoke';
-    process.env.LAMBDA_ENDPOINT = lambda.endpoint;
+    const lambda = await selfInvokingLambda(8_000);
     const table = await createTable(dynamodb);
     const { csv, good, rejected } = mixedCsv(3_000, { duplicates: true });
     await upload(s3, 'abandon/input.csv', csv);
@@ -349,11 +350,7 @@ describe('the drain at the end of an invocation', () => {
   it('hands them on from the end of the file too: the next invocation only writes them', async () => {
     // 1,000 rows are 40 calls; the last 5 never answer, after the whole file was read.
     const proxy = await dynamodbFaults({ hangCall: (call) => call >= 36 && call <= 40 });
-    const functionArn = 'arn:aws:lambda:us-east-1:123456789012:function:csv-import-test-import';
-    const lambda = await startLambdaEndpoint({ handler, functionArn, timeoutMs: 6_000 });
-    onCleanup(() => lambda.stop());
-    process.env.CONTINUATION = 'invoke';
-    process.env.LAMBDA_ENDPOINT = lambda.endpoint;
+    const lambda = await selfInvokingLambda(6_000);
     const table = await createTable(dynamodb);
     const { csv, good } = mixedCsv(999);
     await upload(s3, 'abandon/end.csv', csv);
