@@ -253,8 +253,9 @@ function boolean(raw, name) {
 /** @param {unknown} raw @param {string} name */
 function delimiter(raw, name) {
   const value = raw === '\\t' ? '\t' : raw;
-  if (typeof value !== 'string' || value.length !== 1 || value === '"' || value === '\n' || value === '\r') {
-    throw new ConfigError(name, raw, 'use one character other than a quote or a line break, such as "," ";" "|" or "\\t"');
+  // ASCII only: the record guard finds delimiters byte by byte (by code unit in UTF-16).
+  if (typeof value !== 'string' || value.length !== 1 || value === '"' || value === '\n' || value === '\r' || value.charCodeAt(0) > 0x7f || value === '\0') {
+    throw new ConfigError(name, raw, 'use one ASCII character other than a quote or a line break, such as "," ";" "|" or "\\t"');
   }
   return value;
 }

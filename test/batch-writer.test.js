@@ -287,3 +287,55 @@ describe('batch writer', () => {
   });
 });
 
+
+describe('batch writer, writes given up (a segment out of time)', () => {
+  /** A client whose calls after the first `answered` never answer. @param {number} answered @param {Error} [fatal]  the first call fails with it */
+  function stallingClient(answered, fatal) {
+    let calls = 0;
+    return {
+      /** @param {string} body */
+      async batchWrite(body) {
+        calls++;
+        if (fatal !== undefined && calls === 1) throw fatal;
+        if (calls > answered) return new Promise(() => {});
+        const requests = JSON.parse(body).RequestItems.t;
+        return { UnprocessedItems: {}, ConsumedCapacity: [{ TableName: 't', CapacityUnits: requests.length }] };
+      },
+    };
+  }
+
+  it('counts nothing more, lets the reader go, and hands on exactly the rows not written, in file order', async () => {
+    const { writer, stats, rejections } = writerFor(/** @type {any} */ (stallingClient(3)), { concurrency: 2 });
+    /** @type {Promise<void> | undefined} */
+    let waiting;
+    let added = 0;
+    // Rows of 40 keys, each key again and again: 3 calls are answered, then the window fills and the reader waits.
+    while (added < 400 && waiting === undefined) {
+      const id = `k${added % 40}`;
+      const wait = writer.add({ json: JSON.stringify({ id: { S: id } }), keyId: id, line: added + 2, fields: [id] });
+      added++;
+      if (wait !== undefined && !(await Promise.race([wait.then(() => true), new Promise((resolve) => setTimeout(resolve, 50, false))]))) waiting = wait;
+    }
+    expect(waiting).toBeDefined();
+    writer.abandon();
+    await waiting;
+    // Rows added after the writes were given up are only kept.
+    expect(writer.add({ json: '{"id":{"S":"late"}}', keyId: 'late', line: 10_000, fields: ['late'] })).toBeUndefined();
+    await writer.flush();
+    const left = writer.leftOver();
+    expect(left.map((entry) => entry.line)).toEqual([...left.map((entry) => entry.line)].sort((a, b) => a - b));
+    expect(left.at(-1)?.line).toBe(10_000);
+    expect(stats.written).toBe(75);
+    expect(rejections).toEqual([]);
+    expect(stats.written + stats.duplicatesCollapsed + left.length).toBe(added + 1);
+  });
+
+  it('still fails on a fatal error that came before the writes were given up', async () => {
+    const missing = Object.assign(new Error('Requested resource not found'), { name: 'ResourceNotFoundException' });
+    const { writer } = writerFor(/** @type {any} */ (stallingClient(0, missing)), { concurrency: 2 });
+    for (let i = 0; i < 50; i++) writer.add({ json: JSON.stringify({ id: { S: `k${i}` } }), keyId: `k${i}`, line: i + 2, fields: [`k${i}`] })?.catch(() => {});
+    await new Promise((resolve) => setImmediate(resolve));
+    writer.abandon();
+    await expect(writer.flush()).rejects.toThrow('Requested resource not found');
+  });
+});

@@ -141,6 +141,25 @@ describe('createRecordParser', () => {
     expect(await rows(odd, ',', 'utf-16le')).toEqual([{ line: 1, fields: ['id'] }, { line: 2, fields: ['1'] }, { line: 3, reason: 'INVALID_UTF16' }]);
   });
 
+  it('reads half a unit after a closing quote at the end of a UTF-16 file as text after the quote: MALFORMED_CSV', async () => {
+    const bytes = Buffer.concat([Buffer.from('id,v\n1,"a"', 'utf16le'), Buffer.from([0x41])]);
+    for (const [head, tail] of cuts(bytes)) expect(await rows([head, tail], ',', 'utf-16le')).toEqual([{ line: 1, fields: ['id', 'v'] }, { line: 2, reason: 'MALFORMED_CSV' }]);
+  });
+
+  it('holds a record to 1 MiB without its line break, in UTF-8 and UTF-16', async () => {
+    const exactly = 'x'.repeat((1 << 20) - 2);
+    const utf8 = await rows(`id,a\n1,${exactly}\r\n2,ok\n`);
+    expect(utf8.map((row) => row.reason ?? row.line)).toEqual([1, 2, 3]);
+    expect((await rows(`id,a\n1,${exactly}x\n`))[1]).toEqual({ line: 2, reason: 'RECORD_TOO_LARGE' });
+    const half = 'x'.repeat((1 << 19) - 2);
+    const utf16 = await rows(Buffer.from(`id,a\r\n1,${half}\r\n2,ok\r\n`, 'utf16le'), ',', 'utf-16le');
+    expect(utf16.map((row) => row.reason ?? row.line)).toEqual([1, 2, 3]);
+  });
+
+  it('refuses a UTF-32LE file by its byte order mark, which would read as UTF-16LE with NULs', async () => {
+    await expect(rows(Buffer.from([0xff, 0xfe, 0, 0, 0x69, 0, 0, 0, 0x0a, 0, 0, 0]), ',', 'auto')).rejects.toThrow(/the file is UTF-32LE/);
+  });
+
   it('drops a byte order mark only where the encoding has one', async () => {
     const bom = Buffer.from([0xef, 0xbb, 0xbf]);
     expect(await rows(Buffer.concat([bom, Buffer.from('id\n1\n')]), ',', 'auto')).toEqual([{ line: 1, fields: ['id'] }, { line: 2, fields: ['1'] }]);

@@ -17,9 +17,11 @@ const corpus = JSON.parse(readFileSync(new URL('./fixtures/expected.json', impor
  * Parses bytes as csv-records.js does; returns the outputs as comparable strings.
  * @param {Buffer} bytes @param {string} delimiter @param {number} lineOffset
  * @param {string[] | undefined} header  given when `bytes` start after it
+ * @param {import('../src/records/text-encoding.js').Encoding} [encoding]  the planner's, for a shard
  */
-async function parseAll(bytes, delimiter, lineOffset, header) {
-  const { input, parser, toRow } = createRecordParser({ delimiter, lineOffset, fieldCount: header?.length });
+async function parseAll(bytes, delimiter, lineOffset, header, encoding) {
+  // A shard is read mid-file, in the encoding the planner decided.
+  const { input, parser, toRow } = createRecordParser({ delimiter, lineOffset, fieldCount: header?.length, ...(header === undefined ? {} : { atFileStart: false, encoding }) });
   input.end(bytes);
   /** @type {string[]} */
   const out = [];
@@ -52,7 +54,7 @@ async function expectShardsParseAsWhole(bytes, delimiter, shards, chunkSize) {
   const plan = await planShards(body(bytes, chunkSize), { bytes: bytes.length, shards, delimiter, where: 'test' });
   const whole = await parseAll(bytes, delimiter, 0, undefined);
   const pieces = [];
-  for (const range of plan.shards) pieces.push(...(await parseAll(bytes.subarray(range.start, range.end), delimiter, range.line, plan.header)));
+  for (const range of plan.shards) pieces.push(...(await parseAll(bytes.subarray(range.start, range.end), delimiter, range.line, plan.header, plan.encoding)));
   expect(pieces).toEqual(whole);
   // The ranges tile the file after the header.
   for (let i = 1; i < plan.shards.length; i++) expect(plan.shards[i].start).toBe(plan.shards[i - 1].end);
@@ -140,5 +142,37 @@ describe('shard planner', () => {
     const plan = await planShards(body(bytes, 3), { bytes: bytes.length, shards: 2, delimiter: ',', where: 'test' });
     expect(plan.header).toEqual(['i"d', 'name']);
     expect(plan.shards).toEqual([{ index: 0, start: bytes.length - 4, end: bytes.length, line: 3 }]);
+  });
+
+  it('refuses a header an import would refuse, with the same message: text not valid in its encoding, a bad quote', async () => {
+    const utf16 = (/** @type {string} */ text) => Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]);
+    /** @type {Array<[Buffer, RegExp]>} */
+    const cases = [
+      [Buffer.concat([Buffer.from('id,n'), Buffer.from([0xfc]), Buffer.from('m\n1,a\n2,b\n')]), /the header line cannot be read: line 1: the record has bytes that are not UTF-8/],
+      [utf16('id,n\ud800m\n1,a\n2,b\n'), /the header line cannot be read: line 1: the record has a UTF-16 code unit without its pair/],
+      [Buffer.from('id,"n"m\n1,a\n2,b\n'), /the header line cannot be read: line 1: a quoted field is closed by a quote followed by other text/],
+    ];
+    for (const [bytes, message] of cases) {
+      const failure = await planShards(body(bytes, 3), { bytes: bytes.length, shards: 2, delimiter: ',', where: 'test' }).catch((error) => error);
+      expect(failure).toMatchObject({ code: 'HEADER_INVALID', message: expect.stringMatching(message) });
+      // The whole-file reader says the same of its first record.
+      const records = createRecordParser({ delimiter: ',' });
+      records.input.end(bytes);
+      for await (const output of records.parser) {
+        const first = records.toRow(output);
+        expect(first.fields === undefined && `the header line cannot be read: ${first.message}`).toBe(failure.message);
+        break;
+      }
+    }
+  });
+
+  it('decides the encoding once, from the file\'s start, for every shard: UTF-16LE by its BOM, and refuses UTF-32LE', async () => {
+    const text = `id,name\r\n${Array.from({ length: 40 }, (_, i) => `${i},"\u2c22 ${i}, x"`).join('\r\n')}\r\n`;
+    const bytes = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]);
+    const plan = await expectShardsParseAsWhole(bytes, ',', 4, 5);
+    expect(plan).toMatchObject({ encoding: 'utf-16le', header: ['id', 'name'] });
+    expect(plan.shards.every((range) => range.start % 2 === 0)).toBe(true);
+    const utf32 = Buffer.from([0xff, 0xfe, 0, 0, 0x69, 0, 0, 0]);
+    await expect(planShards(body(utf32, 1), { bytes: utf32.length, shards: 2, delimiter: ',', where: 'test' })).rejects.toThrow(/UTF-32LE .*save it as UTF-8 or UTF-16LE/);
   });
 });

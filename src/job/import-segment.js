@@ -97,10 +97,11 @@ export async function runImport(config, { clients, logger, stopBy = Infinity, de
     return await report.finish({ handOver: false, note: unsplittable ? 'the file is gzip-compressed, which cannot be split: it ran as one shard' : undefined });
   } catch (error) {
     // A failure anywhere, the rejects file's or the final status's included, leaves a failed status.
-    clearTimeout(giveUp);
     input.close();
-    // Stop reading, but let the calls already sent finish and be counted before failing.
+    // Stop reading, but let the calls already sent finish and be counted before failing (or, at the
+    // deadline less the reserve, give them up, so that the failed status is still written).
     await writer.flush().catch(() => {});
+    clearTimeout(giveUp);
     await report.fail(error);
     throw error;
   }

@@ -4,10 +4,8 @@
  * once here and handed to every shard. The object is read once, from start to end, by the quote-aware
  * scanner; no record is held in memory.
  */
-import { parse } from 'csv-parse/sync';
 import { HeaderError, SourceError } from '../errors.js';
-import { csvReadingOptions } from '../records/csv-options.js';
-import { windows1252Fields } from '../records/csv-records.js';
+import { createRecordParser } from '../records/csv-records.js';
 import { createRecordScanner } from '../records/record-scanner.js';
 import { decideEncoding } from '../records/text-encoding.js';
 
@@ -89,7 +87,7 @@ export async function planShards(body, { bytes, shards, delimiter, encoding = 'a
     throw new HeaderError(`the first record of ${where} is longer than ${MAX_HEADER_BYTES} bytes, too long for a header; check the delimiter and the first line`);
   }
   const headerBytes = Buffer.concat(head).subarray(0, headerEnd?.byte ?? headBytes);
-  const header = parseHeader(headText(headerBytes, encoding), delimiter, encoding, where);
+  const header = await readHeader(headerBytes, delimiter, encoding, where);
   const decided = decideEncoding(encoding, headerBytes).encoding;
   if (headerEnd === undefined) {
     // The header is the whole file (no line break after it): no rows, one empty shard.
@@ -120,19 +118,20 @@ function headText(bytes, option) {
 }
 
 /**
- * @param {string} text  the header record with its line break (and any empty lines before it)
+ * The header, read by the record reader a segment uses, so that a header an import would refuse (bytes
+ * that are not text, a stray quote) is refused here too, with the same message.
+ * @param {Buffer} bytes  the header record with its line break (and any BOM and empty lines before it)
  * @param {string} delimiter @param {import('../records/text-encoding.js').EncodingOption} encoding @param {string} where
- * @returns {string[]}
+ * @returns {Promise<string[]>}
  */
-function parseHeader(text, delimiter, encoding, where) {
-  if (/^[\r\n]*$/.test(text)) throw new HeaderError(`${where} is empty: there is no header to plan shards by; upload the CSV with its header line`);
-  /** @type {string[][]} */
-  let records;
-  try {
-    records = parse(text, csvReadingOptions(delimiter));
-  } catch (error) {
-    throw new HeaderError(`the header of ${where} cannot be read as CSV (${/** @type {Error} */ (error).message}); fix the first line`, { cause: error });
+async function readHeader(bytes, delimiter, encoding, where) {
+  if (/^[\r\n]*$/.test(headText(bytes, encoding))) throw new HeaderError(`${where} is empty: there is no header to plan shards by; upload the CSV with its header line`);
+  const records = createRecordParser({ delimiter, encoding });
+  records.input.end(bytes);
+  for await (const output of records.parser) {
+    const row = records.toRow(output);
+    if (row.fields === undefined) throw new HeaderError(`the header line cannot be read: ${row.message}`);
+    return row.fields;
   }
-  if (records.length !== 1 || records[0].length === 0) throw new HeaderError(`the header of ${where} cannot be read as one CSV record; fix the first line`);
-  return encoding === 'windows-1252' ? windows1252Fields(records[0]) : records[0];
+  throw new HeaderError(`the header of ${where} cannot be read as one CSV record; fix the first line`);
 }

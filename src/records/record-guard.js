@@ -118,7 +118,8 @@ export function createRecordSplitter({ delimiter, encoding: option, atFileStart 
   function decide(encoding) {
     decided = encoding;
     wide = unitBytes(encoding) === 2;
-    delimiterUnit = wide ? delimiter.charCodeAt(0) : Buffer.from(delimiter, encoding === 'utf-8' ? 'utf8' : 'latin1')[0];
+    // The delimiter is ASCII (config.js): one byte, or one code unit in UTF-16.
+    delimiterUnit = delimiter.charCodeAt(0);
     if (encoding === 'utf-8' && checkText) utf8Check = createUtf8Check(invalidText);
   }
   // Mid-file, the encoding was decided by the job's first reader ('auto' there: a checkpoint from before it was carried).
@@ -224,7 +225,8 @@ export function createRecordSplitter({ delimiter, encoding: option, atFileStart 
         bad = { reason: 'MALFORMED_CSV', message: 'a quoted field is closed by a quote followed by other text; double the quotes inside a quoted field ("") or quote the whole field' };
       } else if (boundary === -1 && ending && state.quoted) {
         bad = { reason: 'MALFORMED_CSV', message: 'a quoted field opened on this line is never closed' };
-      } else if ((boundary === -1 ? i : boundary) - base > maxRecordBytes) {
+      } else if (i - base > maxRecordBytes) {
+        // `i` is where scanning stopped: at the record's line break, or at the end of the bytes so far.
         bad = { reason: 'RECORD_TOO_LARGE', message: `the record is longer than ${maxRecordBytes} bytes (an unclosed quote, or a file without line breaks?)` };
       }
       if (bad !== undefined) {
@@ -394,6 +396,8 @@ function scanRecord16(bytes, from, ending, delimiterUnit, state) {
   let quoted = state.quoted;
   let fieldStart = state.fieldStart;
   const length = bytes.length - (bytes.length % 2);
+  // Half a unit at the very end is a unit of its own: no quote, delimiter or line break.
+  const halfUnitLast = ending && length < bytes.length;
   const unitAt = (/** @type {number} */ i) => bytes[i] | (bytes[i + 1] << 8);
   let result = -1;
   let i = from;
@@ -401,6 +405,10 @@ function scanRecord16(bytes, from, ending, delimiterUnit, state) {
     const unit = unitAt(i);
     if (quoted) {
       if (unit !== QUOTE) continue;
+      if (i + 2 === length && halfUnitLast) {
+        result = BAD_QUOTE;
+        break;
+      }
       if (i + 2 === length) {
         if (!ending) break; // the next unit decides
         quoted = false;

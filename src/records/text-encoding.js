@@ -24,8 +24,8 @@ export const ENCODING_NAMES = new Map([
 /** Decided encodings, as a checkpoint or a shard carries them. */
 export const ENCODINGS = new Set(['utf-8', 'utf-16le', 'windows-1252', 'latin1']);
 
-/** Bytes that must be seen at the file's start before the encoding can be decided (a UTF-8 BOM's). */
-export const ENCODING_PROBE_BYTES = 3;
+/** Bytes that must be seen at the file's start before the encoding can be decided (a UTF-32 BOM's). */
+export const ENCODING_PROBE_BYTES = 4;
 
 /**
  * The encoding of a file that starts with `first` (at least ENCODING_PROBE_BYTES of it, or all of a
@@ -40,6 +40,9 @@ export function decideEncoding(option, first) {
   if (option === 'auto') {
     if (first[0] === 0xfe && first[1] === 0xff) {
       throw new HeaderError('the file is UTF-16BE (its byte order mark says so), which is not read; save it as UTF-8 or UTF-16LE and import it again');
+    }
+    if (utf16leBom && first[2] === 0 && first[3] === 0) {
+      throw new HeaderError('the file is UTF-32LE (its byte order mark says so), which is not read; save it as UTF-8 or UTF-16LE and import it again');
     }
     if (utf16leBom) return { encoding: 'utf-16le', bom: 2 };
     return { encoding: 'utf-8', bom: utf8Bom ? 3 : 0 };

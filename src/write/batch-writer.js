@@ -137,10 +137,11 @@ export function createBatchWriter(options) {
 
     /** Sends the last partial batch and waits for every call to end. Throws the first fatal error. */
     async flush() {
-      if (abandoned) return;
-      if (batch.size() > 0 && fatal === undefined) dispatch();
+      if (batch.size() > 0 && fatal === undefined && !abandoned) dispatch();
       while (outstanding.size > 0 && !abandoned) await Promise.race([Promise.all(outstanding), abandoning]);
-      if (fatal !== undefined && !abandoned) throw fatal;
+      // A fatal error stops the import even when the writes were given up after it: its rows were
+      // rejected as stopped by it, and the job must not go on past them.
+      if (fatal !== undefined) throw fatal;
     },
 
     /** Rows not yet written or rejected: in the open batch or in batches outstanding. */

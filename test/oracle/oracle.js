@@ -11,7 +11,7 @@
  * The rules (the target behaviour; where the pipeline differs, the pipeline is wrong):
  *
  * Encoding. `encoding` 'auto' (default): a UTF-8 BOM (EF BB BF) means UTF-8 and is dropped, a UTF-16LE
- * BOM (FF FE) means UTF-16LE and is dropped, a UTF-16BE BOM (FE FF) is a job error
+ * BOM (FF FE) means UTF-16LE and is dropped, a UTF-32LE BOM (FF FE 00 00) or a UTF-16BE BOM (FE FF) is a job error
  * UNSUPPORTED_ENCODING, anything else is UTF-8. Or explicitly 'utf-8', 'utf-16le', 'windows-1252',
  * 'latin1' (a BOM of that encoding is still dropped). In UTF-8, records are found on the bytes (the
  * quote, the delimiter's bytes, CR and LF), and a record whose bytes are not valid UTF-8 is rejected as
@@ -223,6 +223,7 @@ function decodeSource(bytes, encoding) {
   const startsWith = (/** @type {number[]} */ prefix) => prefix.every((byte, i) => bytes[i] === byte);
   if (encoding === 'auto') {
     if (startsWith([0xef, 0xbb, 0xbf])) return utf8Source(bytes.subarray(3));
+    if (startsWith([0xff, 0xfe, 0, 0])) return { error: { code: 'UNSUPPORTED_ENCODING', message: 'a UTF-32LE byte order mark' } };
     if (startsWith([0xff, 0xfe])) return utf16leSource(bytes.subarray(2));
     if (startsWith([0xfe, 0xff])) return { error: { code: 'UNSUPPORTED_ENCODING', message: 'a UTF-16BE byte order mark' } };
     return utf8Source(bytes);
