@@ -68,6 +68,17 @@ export const KNOWN_CASES = [
     conditions: { shards: 2 },
   },
   {
+    name: 'a UTF-16LE file ending in half a unit after a closing quote: the record is malformed',
+    rule: 'a quote followed by anything but the delimiter or a line break is MALFORMED_CSV; half a unit is a unit',
+    bytes: Buffer.concat([utf16le('id,v\n1,x\n2,"a"'), Buffer.from([0x41])]),
+  },
+  {
+    name: 'a UTF-16LE file with unpaired surrogates, in every shard',
+    rule: 'a record with a surrogate that is not half of a pair is INVALID_UTF16',
+    bytes: utf16le(`id,v\n${rows(30, 'k')}x,\ud800\ny,\udc00z\n${rows(30, 'm')}`),
+    conditions: { shards: 2 },
+  },
+  {
     name: 'U+FEFF at the start of a record where a continuation starts is kept',
     rule: 'the BOM is dropped at the start of the file only; a value is as written',
     bytes: Buffer.from(`id,v\n${rows(63)}\ufeffk,1\nz,2\n`),
