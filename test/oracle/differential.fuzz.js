@@ -47,7 +47,7 @@ describe('the import against the sequential oracle', () => {
       ];
   it.skipIf(replay !== undefined).each(passes.filter((pass) => pass.runs > 0))('leaves what the oracle says on $runs generated files and conditions (features $features)', async (pass) => {
     const started = performance.now();
-    await checkAgainstOracle(local, {
+    const { cases } = await checkAgainstOracle(local, {
       numRuns: pass.runs,
       seed: pass.seed,
       path,
@@ -57,7 +57,7 @@ describe('the import against the sequential oracle', () => {
       maxRows: numberFromEnv('FUZZ_MAX_ROWS'),
       log: (line) => console.info(line),
     });
-    console.info(`fuzz pass done: ${pass.runs} cases, features ${pass.features}, ${((performance.now() - started) / 1000).toFixed(0)} s`);
+    console.info(`fuzz pass done: ${cases} of ${pass.runs} cases, features ${pass.features}, ${((performance.now() - started) / 1000).toFixed(0)} s`);
   });
 
   it.runIf(replays.length > 0).each(replays.length > 0 ? replays : [''])('replays the case saved in %s', async (file) => {

@@ -321,7 +321,11 @@ function describeConditions(conditions) {
 export async function checkAgainstOracle(local, { numRuns, seed, path, features, timeLimitMs, verbose = 0, maxRows, log = () => {} }) {
   let run = 0;
   let savedAs = '';
-  const property = fc.asyncProperty(importCaseArbitrary(features, { maxRows }), conditionsArbitrary(features), async (importCase, conditions) => {
+  /** The case under way: one the time limit interrupts runs on, and is awaited before the servers stop. */
+  let lastCase = Promise.resolve();
+  const property = fc.asyncProperty(importCaseArbitrary(features, { maxRows }), conditionsArbitrary(features), (importCase, conditions) => (lastCase = checkCase(importCase, conditions)));
+  /** @param {import('./arbitraries.js').ImportCase} importCase @param {import('./arbitraries.js').Conditions} conditions */
+  async function checkCase(importCase, conditions) {
     run++;
     const started = performance.now();
     const { differences, expected, outcome } = await runCase(local, importCase, conditions);
@@ -338,7 +342,7 @@ export async function checkAgainstOracle(local, { numRuns, seed, path, features,
         `  case saved as ${savedAs}: FUZZ_REPLAY=${savedAs} npx vitest run --config vitest.fuzz.config.js`,
       ].join('\n'),
     );
-  });
+  }
   await fc.assert(property, {
     numRuns,
     ...(seed === undefined ? {} : { seed }),
@@ -346,6 +350,10 @@ export async function checkAgainstOracle(local, { numRuns, seed, path, features,
     verbose,
     ...(timeLimitMs === undefined ? {} : { plugins: [fc.interruptAfterTimeLimit(timeLimitMs)] }),
   });
+  // fast-check stops waiting for a case at the time limit; the case still counts, and must end before
+  // the local servers stop (else it fails on a closed port).
+  await lastCase;
+  return { cases: run };
 }
 
 /**
