@@ -79,8 +79,6 @@ export function createBatchWriter(options) {
   });
 
   const batch = createBatch(stats, (collapsed) => unsettled.delete(collapsed));
-  /** Rows handed to the writer and not yet written or rejected (in the open batch or outstanding). */
-  let queued = 0;
   /** Batches dispatched and not yet written or rejected. @type {Set<Promise<void>>} */
   const outstanding = new Set();
   const keysInFlight = createKeysInFlight();
@@ -89,7 +87,6 @@ export function createBatchWriter(options) {
 
   function dispatch() {
     const entries = batch.take();
-    queued += entries.length;
     // The file's order wins for a key: a batch that holds a key an earlier batch is still writing (or
     // re-driving, or backing off) is sent once that batch has ended, so the older row cannot land last.
     const earlier = keysInFlight.holders(entries);
@@ -100,7 +97,6 @@ export function createBatchWriter(options) {
       })
       .finally(() => {
         outstanding.delete(sending);
-        queued -= entries.length;
         keysInFlight.release(entries, sending);
         const wake = wakeReader;
         wakeReader = undefined;
@@ -144,8 +140,8 @@ export function createBatchWriter(options) {
       if (fatal !== undefined) throw fatal;
     },
 
-    /** Rows not yet written or rejected: in the open batch or in batches outstanding. */
-    queued: () => queued + batch.size(),
+    /** Rows not yet written, rejected or collapsed: in the open batch or in batches outstanding. */
+    queued: () => unsettled.size,
 
     /**
      * Gives up the writes: nothing the calls outstanding do is counted any more (their answers are
@@ -163,7 +159,6 @@ export function createBatchWriter(options) {
 
     /** The rows not written, rejected or collapsed, in file order: after `abandon`, what is handed on. */
     leftOver: () => [...unsettled].sort((a, b) => a.line - b.line),
-
 
     limit,
   };
