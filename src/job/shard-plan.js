@@ -87,8 +87,9 @@ export async function planShards(body, { bytes, shards, delimiter, encoding = 'a
     throw new HeaderError(`the first record of ${where} is longer than ${MAX_HEADER_BYTES} bytes, too long for a header; check the delimiter and the first line`);
   }
   const headerBytes = Buffer.concat(head).subarray(0, headerEnd?.byte ?? headBytes);
-  const header = await readHeader(headerBytes, delimiter, encoding, where);
-  const decided = decideEncoding(encoding, headerBytes).encoding;
+  // The scanner decided the encoding from the file's first bytes, as the first segment would.
+  const decided = /** @type {import('../records/text-encoding.js').Encoding} */ (scanner.encoding());
+  const header = await readHeader(headerBytes, delimiter, decided, where);
   if (headerEnd === undefined) {
     // The header is the whole file (no line break after it): no rows, one empty shard.
     return { header, encoding: decided, shards: [], bytes, note: 'the file holds a header and no rows' };

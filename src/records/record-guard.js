@@ -96,7 +96,8 @@ export function createRecordSplitter({ delimiter, encoding: option, atFileStart 
   /** Decided at the file's start, from the option and the byte order mark. @type {import('./text-encoding.js').Encoding | undefined} */
   let decided;
   let wide = false; // UTF-16: scan by 2-byte code units
-  let delimiterUnit = 0;
+  // The delimiter is ASCII (config.js): one byte, or one code unit in UTF-16.
+  const delimiterUnit = delimiter.charCodeAt(0);
   /** @type {((chunk: Buffer, at: number, last?: boolean) => void) | undefined} */
   let utf8Check;
   /** The file's first bytes, held until the encoding can be decided. @type {Buffer | undefined} */
@@ -118,8 +119,6 @@ export function createRecordSplitter({ delimiter, encoding: option, atFileStart 
   function decide(encoding) {
     decided = encoding;
     wide = unitBytes(encoding) === 2;
-    // The delimiter is ASCII (config.js): one byte, or one code unit in UTF-16.
-    delimiterUnit = delimiter.charCodeAt(0);
     if (encoding === 'utf-8' && checkText) utf8Check = createUtf8Check(invalidText);
   }
   // Mid-file, the encoding was decided by the job's first reader ('auto' there: a checkpoint from before it was carried).
