@@ -36,6 +36,21 @@ async function selfInvokingLambda(timeoutMs) {
   return lambda;
 }
 
+/**
+ * Uploads `csv` under `key` and imports it into a new table through the Invoke stand-in, until every
+ * invocation it led to has ended; none may have failed. Returns the table.
+ * @param {Awaited<ReturnType<typeof selfInvokingLambda>>} lambda @param {string} key @param {string} csv
+ * @param {Record<string, unknown>} options  the payload's import options
+ */
+async function importThroughLambda(lambda, key, csv, options) {
+  const table = await createTable(dynamodb);
+  await upload(s3, key, csv);
+  lambda.invoke({ bucket: TEST_BUCKET, key, table, columnTypes: 'n:N', ...options });
+  await lambda.settled();
+  expect(lambda.invocations.filter((invocation) => invocation.error !== undefined)).toEqual([]);
+  return table;
+}
+
 /** Routes the function's DynamoDB traffic through a fault proxy for this test. @param {Omit<import('./support/fault-proxy.js').FaultOptions, 'target'>} faults */
 async function dynamodbFaults(faults) {
   const proxy = await startFaultProxy({ target: env.DYNAMODB_ENDPOINT, ...faults });
@@ -278,14 +293,8 @@ describe('past one invocation: checkpoints and continuations', () => {
   it('continues in new asynchronous invocations of itself when its Lambda time runs low', async () => {
     // 61.5 s per invocation with a 60 s margin: each invocation reads for about 1.5 s, then hands over.
     const lambda = await selfInvokingLambda(61_500);
-
-    const table = await createTable(dynamodb);
     const { csv, good, rejected } = mixedCsv(25_000);
-    await upload(s3, 'invoke/input.csv', csv);
-    lambda.invoke({ bucket: TEST_BUCKET, key: 'invoke/input.csv', table, columnTypes: 'n:N', timeMarginMs: 60_000, concurrency: 16 });
-    await lambda.settled();
-
-    expect(lambda.invocations.filter((invocation) => invocation.error !== undefined)).toEqual([]);
+    const table = await importThroughLambda(lambda, 'invoke/input.csv', csv, { timeMarginMs: 60_000, concurrency: 16 });
     expect(lambda.invocations.length).toBeGreaterThanOrEqual(2);
     const results = lambda.invocations.map((invocation) => /** @type {Record<string, unknown>} */ (invocation.result));
     expect(results.slice(0, -1).every((result) => result.continued === true)).toBe(true);
@@ -302,13 +311,8 @@ describe('the drain at the end of an invocation', () => {
   it('fits in the invocation: the reader stops early enough for the rows queued at the table\'s rate', async () => {
     // 100 WCU/s and a window of 16 calls: 400 rows queued take 4 s to write. An invocation has 8 s and
     // stops reading at 1 s left (timeMarginMs): reading until then and draining after took about 11 s.
-    const lambda = await selfInvokingLambda(8_000);
-    const table = await createTable(dynamodb);
-    const { csv, good } = mixedCsv(1_500);
-    await upload(s3, 'drain/input.csv', csv);
-    lambda.invoke({ bucket: TEST_BUCKET, key: 'drain/input.csv', table, columnTypes: 'n:N', timeMarginMs: 1_000, maxWcu: 100, concurrency: 16 });
-    await lambda.settled();
-    expect(lambda.invocations.filter((invocation) => invocation.error !== undefined)).toEqual([]);
+    const lambda = await selfInvokingLambda(8_000);    const { csv, good } = mixedCsv(1_500);
+    const table = await importThroughLambda(lambda, 'drain/input.csv', csv, { timeMarginMs: 1_000, maxWcu: 100, concurrency: 16 });
     const times = lambda.invocations.map((invocation) => Math.round(invocation.ms ?? Infinity));
     expect(times.every((ms) => ms < 8_000)).toBe(true);
     const summary = summaryOf(lambda.invocations.at(-1)?.result);
@@ -323,13 +327,8 @@ describe('the drain at the end of an invocation', () => {
     // reading at 4 s left, and at 2 s left (half the margin) gives its writes up: the rows still
     // unwritten go to the next invocation, which writes them before it reads on.
     const proxy = await dynamodbFaults({ hangCall: (call) => call >= 30 && call <= 45 });
-    const lambda = await selfInvokingLambda(8_000);
-    const table = await createTable(dynamodb);
-    const { csv, good, rejected } = mixedCsv(3_000, { duplicates: true });
-    await upload(s3, 'abandon/input.csv', csv);
-    lambda.invoke({ bucket: TEST_BUCKET, key: 'abandon/input.csv', table, columnTypes: 'n:N', timeMarginMs: 4_000, concurrency: 8, requestTimeoutMs: 60_000 });
-    await lambda.settled();
-    expect(lambda.invocations.filter((invocation) => invocation.error !== undefined)).toEqual([]);
+    const lambda = await selfInvokingLambda(8_000);    const { csv, good, rejected } = mixedCsv(3_000, { duplicates: true });
+    const table = await importThroughLambda(lambda, 'abandon/input.csv', csv, { timeMarginMs: 4_000, concurrency: 8, requestTimeoutMs: 60_000 });
     const times = lambda.invocations.map((invocation) => Math.round(invocation.ms ?? Infinity));
     expect(times.every((ms) => ms < 8_000)).toBe(true);
     const handedOn = lambda.invocations.map((invocation) => /** @type {any} */ (invocation.payload).checkpoint?.replay?.rows ?? 0);
@@ -350,13 +349,8 @@ describe('the drain at the end of an invocation', () => {
   it('hands them on from the end of the file too: the next invocation only writes them', async () => {
     // 1,000 rows are 40 calls; the last 5 never answer, after the whole file was read.
     const proxy = await dynamodbFaults({ hangCall: (call) => call >= 36 && call <= 40 });
-    const lambda = await selfInvokingLambda(6_000);
-    const table = await createTable(dynamodb);
-    const { csv, good } = mixedCsv(999);
-    await upload(s3, 'abandon/end.csv', csv);
-    lambda.invoke({ bucket: TEST_BUCKET, key: 'abandon/end.csv', table, columnTypes: 'n:N', timeMarginMs: 4_000, concurrency: 8, requestTimeoutMs: 60_000 });
-    await lambda.settled();
-    expect(lambda.invocations.filter((invocation) => invocation.error !== undefined)).toEqual([]);
+    const lambda = await selfInvokingLambda(6_000);    const { csv, good } = mixedCsv(999);
+    const table = await importThroughLambda(lambda, 'abandon/end.csv', csv, { timeMarginMs: 4_000, concurrency: 8, requestTimeoutMs: 60_000 });
     expect(lambda.invocations.length).toBe(2);
     expect(/** @type {any} */ (lambda.invocations[1].payload).checkpoint).toMatchObject({ byte: Buffer.byteLength(csv), replay: { rows: expect.any(Number) } });
     expect(proxy.counts.hangs).toBe(5);
