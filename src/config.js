@@ -2,6 +2,7 @@
  * Import options: each comes from the payload, then the environment, then a default, and is checked
  * once, before any I/O. A bad value throws a ConfigError naming the option, the value and what is allowed.
  */
+import path from 'node:path';
 import { ConfigError } from './errors.js';
 import { parseCheckpoint, parseShardSpec } from './job/checkpoint.js';
 import { ENCODING_NAMES } from './records/text-encoding.js';
@@ -10,8 +11,10 @@ import { ENCODING_NAMES } from './records/text-encoding.js';
 
 /**
  * @typedef {object} ImportConfig
- * @property {string} bucket            source bucket
- * @property {string} key               source object key
+ * @property {string | undefined} bucket  source bucket (unset for a local file)
+ * @property {string | undefined} key     source object key (unset for a local file)
+ * @property {string | undefined} file    a local file to import instead of an S3 object (off Lambda only), absolute
+ * @property {string | undefined} outputDir  where a local file's rejects and job status go (default: its directory)
  * @property {string | undefined} versionId  the object version to import (versioned buckets; an S3 event names it)
  * @property {string | undefined} etag  the object version to import, by its ETag (an S3 event names it): another fails
  * @property {string} table             target DynamoDB table
@@ -41,7 +44,7 @@ import { ENCODING_NAMES } from './records/text-encoding.js';
  * @property {number | undefined} bytesPerShard  shard a file past this size: one shard per this many bytes
  * @property {import('./job/checkpoint.js').ShardSpec | undefined} shard  the range this invocation imports (set by the planner)
  * @property {string} statusPrefix      where job status objects go in the output bucket
- * @property {string} outputBucket      where rejects files and job status go (OUTPUT_BUCKET; default: the source bucket)
+ * @property {string | undefined} outputBucket  where rejects files and job status go (OUTPUT_BUCKET; default: the source bucket)
  * @property {string[]} allowedTables   tables a payload may name besides TABLE_NAME
  * @property {'invoke' | 'in-process'} continuation  how a job goes on past one invocation's time
  * @property {string | undefined} idempotencyTable  DynamoDB table that makes a duplicated job payload a no-op
@@ -62,8 +65,10 @@ export const MAX_SHARDS = 1000;
  * @type {Array<{ name: keyof ImportConfig, env?: string, fallback?: unknown, parse: (raw: unknown, name: string) => unknown }>}
  */
 const OPTIONS = [
-  { name: 'bucket', parse: requiredString },
-  { name: 'key', parse: requiredString },
+  { name: 'bucket', parse: optionalString },
+  { name: 'key', parse: optionalString },
+  { name: 'file', parse: localPath },
+  { name: 'outputDir', parse: localPath },
   { name: 'versionId', parse: optionalString },
   { name: 'etag', parse: (raw, name) => (raw === undefined ? undefined : requiredString(raw, name).replaceAll('"', '')) },
   { name: 'table', env: 'TABLE_NAME', parse: tableName },
@@ -130,6 +135,7 @@ export function resolveConfig(payload, env) {
     const label = payload[option.name] === undefined && fromEnv !== undefined ? `${option.name} (env ${option.env})` : option.name;
     config[option.name] = option.parse(raw, label);
   }
+  checkSource(config);
   // Rejects and status go beside the source unless the deployment names a bucket of its own for them.
   config.outputBucket ??= config.bucket;
   config.tableRegion ??= config.region;
@@ -148,6 +154,24 @@ function checkTableAllowed(requested, configured, allowed) {
   if (requested === undefined || configured === undefined || configured.trim() === '' || requested === configured) return;
   if (allowed.includes(/** @type {string} */ (requested))) return;
   throw new ConfigError('table', requested, `this function writes only to its table "${configured}"${allowed.length > 0 ? ` and to ${allowed.join(', ')}` : ''}; leave "table" out, or add the table to the ALLOWED_TABLES setting (and to the function's IAM policy)`);
+}
+
+/**
+ * An import reads one S3 object (bucket and key) or, off Lambda, one local file.
+ * @param {Record<string, unknown>} config
+ */
+function checkSource(config) {
+  if (config.file !== undefined) {
+    if (runningInLambda()) throw new ConfigError('file', config.file, 'a Lambda imports from S3: name the object with "bucket" and "key"');
+    for (const name of ['bucket', 'key', 'versionId', 'etag']) {
+      if (config[name] !== undefined) throw new ConfigError(name, config[name], `an import of the local file ${config.file} reads no S3 object: leave ${name} out, or import s3://bucket/key instead of the file`);
+    }
+    return;
+  }
+  if (config.outputDir !== undefined) throw new ConfigError('outputDir', config.outputDir, 'only an import of a local file writes to a directory; an S3 import writes its rejects and status to the output bucket');
+  for (const name of ['bucket', 'key']) {
+    if (config[name] === undefined) throw new ConfigError(name, undefined, 'name the S3 object to import with "bucket" and "key", e.g. {"bucket":"my-bucket","key":"imports/people.csv"}');
+  }
 }
 
 /** @param {ImportConfig} config */
@@ -191,6 +215,13 @@ function requiredString(raw, name) {
 /** @param {unknown} raw @param {string} name */
 function optionalString(raw, name) {
   return raw === undefined ? undefined : requiredString(raw, name);
+}
+
+/** An absolute path, as the command line resolves it (a worker process may run elsewhere). @param {unknown} raw @param {string} name */
+function localPath(raw, name) {
+  if (raw === undefined) return undefined;
+  if (typeof raw !== 'string' || !path.isAbsolute(raw)) throw new ConfigError(name, raw, 'an absolute path is required (the command line resolves a relative one)');
+  return raw;
 }
 
 /** @param {unknown} raw @param {string} name */

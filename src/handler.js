@@ -14,6 +14,7 @@ import { invokeSelf } from './job/continuation.js';
 import { runShardedJob, wantsShards } from './job/fan-out.js';
 import { runOncePerPayload } from './job/idempotency.js';
 import { markShardFailed } from './job/job-status.js';
+import { outputStoreFor } from './job/output-store.js';
 import { runImport } from './job/import-segment.js';
 import { logger } from './observe/logger.js';
 
@@ -60,7 +61,7 @@ export async function runJob(payload, config, context) {
       try {
         await invokeSelf(current, context.invokedFunctionArn, next);
       } catch (error) {
-        await markShardFailed(clients.s3, current, outcome.checkpoint.jobId, current.shard?.index ?? 0, String(error)).catch((statusError) => logger.error('job status not written', { jobId: outcome.checkpoint.jobId, error: String(statusError) }));
+        await markShardFailed(outputStoreFor(current, clients.s3), current.statusPrefix, outcome.checkpoint.jobId, current.shard?.index ?? 0, String(error)).catch((statusError) => logger.error('job status not written', { jobId: outcome.checkpoint.jobId, error: String(statusError) }));
         throw error;
       }
       logger.info('continued in a new invocation', { jobId: outcome.checkpoint.jobId, segments: outcome.checkpoint.segments, byte: outcome.checkpoint.byte });

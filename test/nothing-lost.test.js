@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { handler } from '../src/handler.js';
 import { generatedCsv, mixedCsv, summaryOf } from './support/imports.js';
 import { jobIdOfObject, readJobStatus } from '../src/job/job-status.js';
+import { bucketStore } from '../src/job/output-store.js';
 import { openSource } from '../src/source/s3-object.js';
 import { startFaultProxy } from './support/fault-proxy.js';
 import { startLambdaEndpoint } from './support/lambda-endpoint.js';
@@ -120,7 +121,7 @@ describe('the rejects file', () => {
     const outcome = await Promise.race([run.then(() => new Error('the import succeeded'), (/** @type {Error} */ error) => error), timeout]);
     expect(String(outcome)).toMatch(/could not write the rejects file s3:\/\/test-imports\/refused-rejects\/refused\/input\.csv\/.*\(\w+: .*\); the function needs s3:PutObject/);
     expect(proxy.counts.refusedWrites).toBeGreaterThan(0);
-    const status = await readJobStatus(s3, TEST_BUCKET, '_imports/', await jobIdOfObject(s3, TEST_BUCKET, 'refused/input.csv'));
+    const status = await readJobStatus(bucketStore(s3, TEST_BUCKET), '_imports/', await jobIdOfObject(s3, TEST_BUCKET, 'refused/input.csv'));
     expect(status?.shards[0]).toMatchObject({ state: 'failed', error: expect.stringMatching(/could not write the rejects file/) });
   });
 
@@ -375,7 +376,7 @@ describe('a segment that fails leaves a failed status, not a running one', () =>
     const context = { invokedFunctionArn: 'arn:aws:lambda:us-east-1:123456789012:function:f', getRemainingTimeInMillis: () => 60_200 - (performance.now() - started) };
     const failure = await handler({ bucket: TEST_BUCKET, key: 'handover/input.csv', table, timeMarginMs: 60_000 }, /** @type {any} */ (context)).catch((/** @type {Error} */ error) => error);
     expect(String(failure)).toMatch(/could not invoke arn:aws:lambda:us-east-1:123456789012:function:f to continue the job .*lambda:InvokeFunction on itself/);
-    const status = await readJobStatus(s3, TEST_BUCKET, '_imports/', await jobIdOfObject(s3, TEST_BUCKET, 'handover/input.csv'));
+    const status = await readJobStatus(bucketStore(s3, TEST_BUCKET), '_imports/', await jobIdOfObject(s3, TEST_BUCKET, 'handover/input.csv'));
     expect(status?.shards[0]).toMatchObject({ state: 'failed', error: expect.stringMatching(/could not invoke/) });
     expect(status?.shards[0].handedOverAt).toBeDefined();
   });

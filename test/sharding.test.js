@@ -12,6 +12,7 @@ import { handler } from '../src/handler.js';
 import { MAX_SHARDS } from '../src/config.js';
 import { shardCountFor, shardPayloads } from '../src/job/fan-out.js';
 import { readJobStatus } from '../src/job/job-status.js';
+import { bucketStore } from '../src/job/output-store.js';
 import { generatedCsv, mixedCsv, summaryOf } from './support/imports.js';
 import { startLambdaEndpoint } from './support/lambda-endpoint.js';
 import { createTable, expectTableHoldsExactly, readObject, rejectedLinesIn, TEST_BUCKET, upload, useCleanups, useLocalServers } from './support/local.js';
@@ -43,7 +44,7 @@ describe('a sharded job', () => {
     await expectTableHoldsExactly(dynamodb, table, good);
 
     // The status in the bucket says the same, shard by shard.
-    const status = await readJobStatus(s3, TEST_BUCKET, '_imports/', job.jobId);
+    const status = await readJobStatus(bucketStore(s3, TEST_BUCKET), '_imports/', job.jobId);
     expect(status?.plan?.shards.length).toBe(8);
     expect(status?.shards.map((shard) => shard.state)).toEqual(Array(8).fill('done'));
     expect(status?.shards.reduce((sum, shard) => sum + shard.rowsRead, 0)).toBe(24_000);
@@ -90,7 +91,7 @@ describe('a sharded job', () => {
     // At least one shard needed more than one invocation.
     expect(shardRuns.length).toBeGreaterThan(4);
 
-    const status = await readJobStatus(s3, TEST_BUCKET, '_imports/', planner.jobId);
+    const status = await readJobStatus(bucketStore(s3, TEST_BUCKET), '_imports/', planner.jobId);
     expect(status?.total).toMatchObject({ state: 'done', rowsRead: 30_000, written: goodRows, rejected: rejected.FIELD_COUNT.length + rejected.INVALID_NUMBER.length, balanced: true });
     expect(await rejectedLinesIn(s3, status?.total.rejectsObjects ?? [])).toEqual(rejected);
     await expectTableHoldsExactly(dynamodb, table, good);
@@ -111,14 +112,14 @@ describe('a sharded job', () => {
     const victim = await waitFor(async () => {
       const plan = await findPlan('sharded/killed.csv');
       if (plan === undefined) return undefined;
-      const status = await readJobStatus(s3, TEST_BUCKET, '_imports/', plan.jobId);
+      const status = await readJobStatus(bucketStore(s3, TEST_BUCKET), '_imports/', plan.jobId);
       return status?.shards.find((shard) => shard.state === 'running' && shard.written > 0 && shard.runner !== undefined && 'pid' in shard.runner);
     });
     process.kill(/** @type {{ pid: number }} */ (victim.runner).pid, 'SIGKILL');
     const error = await firstRun;
     expect(error?.message).toMatch(new RegExp(`1 of 4 shards did not finish \\(shard ${victim.shard + 1}: worker process exited with SIGKILL\\)`));
 
-    const afterKill = await readJobStatus(s3, TEST_BUCKET, '_imports/', victim.jobId);
+    const afterKill = await readJobStatus(bucketStore(s3, TEST_BUCKET), '_imports/', victim.jobId);
     expect(afterKill?.shards.map((shard) => shard.state)).toEqual([0, 1, 2, 3].map((i) => (i === victim.shard ? 'failed' : 'done')));
     expect(afterKill?.total.state).toBe('failed');
 
@@ -205,7 +206,7 @@ describe('a sharded job', () => {
     await expect(handler({ ...options, delimiter: ',' })).rejects.toThrow(/2 of 2 shards did not finish/);
     const job = jobSummaryOf(await handler({ ...options, delimiter: ';' }));
     expect(job).toMatchObject({ state: 'done', rowsRead: 4_000, balanced: true, started: 2 });
-    const status = await readJobStatus(s3, TEST_BUCKET, '_imports/', job.jobId);
+    const status = await readJobStatus(bucketStore(s3, TEST_BUCKET), '_imports/', job.jobId);
     expect(status?.plan?.header).toEqual(['id', 'name', 'n']);
     await expect(handler({ ...options, delimiter: ';', shards: 3 })).rejects.toThrow(/Invalid option "shards": got 3; job .* was planned with shards 2 and 2 of its 2 shards have started; run it again with shards 2/);
   });
@@ -223,7 +224,7 @@ describe('a shard whose run was killed without a word', () => {
     const done = JSON.parse(await readObject(s3, statusKey));
     // As a run killed mid-way leaves it: running, last updated ten minutes ago, heartbeat one second.
     await upload(s3, statusKey, JSON.stringify({ ...done, state: 'running', updatedAt: new Date(Date.now() - 600_000).toISOString(), heartbeatMs: 1_000 }));
-    const lost = await readJobStatus(s3, TEST_BUCKET, '_imports/', first.jobId);
+    const lost = await readJobStatus(bucketStore(s3, TEST_BUCKET), '_imports/', first.jobId);
     expect(lost?.shards[1]).toMatchObject({ state: 'lost', error: expect.stringMatching(/no status update for \d+ s: the run was killed or timed out/) });
     expect(lost?.total.state).toBe('lost');
     const rerun = jobSummaryOf(await handler(options));

@@ -21,6 +21,7 @@ import { disjointSeed, uploadStream, writeCsv } from '../data-generator/generate
 import { MAX_SHARDS, resolveConfig } from '../src/config.js';
 import { planJob, shardPayloads, startLocalWorkers } from '../src/job/fan-out.js';
 import { jobIdOfObject, readJobStatus } from '../src/job/job-status.js';
+import { bucketStore } from '../src/job/output-store.js';
 import { fourDigits } from '../src/job/object-keys.js';
 import { textTable } from './text-table.js';
 import { countItems, startLocalSession } from '../local/servers.js';
@@ -134,7 +135,7 @@ async function runLocally(burst, compare) {
       log(`Planning ${burst.invocations} shards...`);
       const payload = { ...payloads[0], shards: burst.invocations };
       const config = resolveConfig(payload, process.env);
-      const plan = await planJob(config, servers.s3);
+      const plan = await planJob(config, servers.s3, bucketStore(servers.s3, LOCAL_BUCKET));
       if (plan === undefined) throw new Error('the file is too small to shard');
       payloads = shardPayloads(payload, plan, config.maxWcu);
     }
@@ -223,7 +224,7 @@ async function watch(s3, bucket, jobIds, startedAt, over) {
   const samples = [{ at: startedAt, written: 0 }];
   for (;;) {
     await new Promise((resolve) => setTimeout(resolve, 1000));
-    const statuses = await Promise.all(jobIds.map((jobId) => readJobStatus(s3, bucket, STATUS_PREFIX, jobId).catch(() => undefined)));
+    const statuses = await Promise.all(jobIds.map((jobId) => readJobStatus(bucketStore(s3, bucket), STATUS_PREFIX, jobId).catch(() => undefined)));
     const shards = statuses.flatMap((status) => status?.shards ?? []);
     const written = shards.reduce((sum, shard) => sum + shard.written, 0);
     const at = Date.now();
@@ -251,7 +252,7 @@ async function watch(s3, bucket, jobIds, startedAt, over) {
  * @returns {Promise<BurstResult>}
  */
 async function collect(s3, bucket, jobIds, startedAt) {
-  const statuses = await Promise.all(jobIds.map((jobId) => readJobStatus(s3, bucket, STATUS_PREFIX, jobId)));
+  const statuses = await Promise.all(jobIds.map((jobId) => readJobStatus(bucketStore(s3, bucket), STATUS_PREFIX, jobId)));
   const shards = statuses.flatMap((status) => status?.shards ?? []);
   const invocations = shards.map((shard, i) => ({
     name: shards.length === jobIds.length ? `job ${i + 1}` : `shard ${shard.shard + 1}`,

@@ -8,6 +8,7 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { jobIdOfObject, readJobStatus } from '../src/job/job-status.js';
+import { bucketStore } from '../src/job/output-store.js';
 import { textTable } from './text-table.js';
 import { readLocalSession } from '../local/session.js';
 
@@ -43,7 +44,7 @@ async function main() {
   if (positionals.length !== 1) throw new Error(`name one job: a job id (as the import logged it) or s3://bucket/key\n\n${HELP}`);
   const target = await resolveTarget(positionals[0], values);
   for (;;) {
-    const status = await readJobStatus(target.s3, target.bucket, values.prefix, target.jobId);
+    const status = await readJobStatus(bucketStore(target.s3, target.bucket), values.prefix, target.jobId);
     if (status === undefined) {
       throw new Error(`s3://${target.bucket}/${values.prefix}${target.jobId}/ holds no status: check the job id and the bucket (a job writes its status once it starts)`);
     }

@@ -3,10 +3,11 @@
  * typed column in it. A header that fails is a HeaderError: nothing can be imported until it is fixed.
  */
 import { HeaderError } from '../errors.js';
+import { sourceWhere } from '../source/source-name.js';
 
 /** @param {string[]} names  trimmed @param {import('../config.js').ImportConfig} config */
 export function checkHeader(names, config) {
-  const where = `s3://${config.bucket}/${config.key}`;
+  const where = sourceWhere(config);
   const seen = new Set();
   // Messages name columns by position and by the options' names only: a file without a header line
   // would otherwise put its first row's values in the logs.

@@ -9,6 +9,7 @@ import { checkHeader } from './header.js';
 import { itemBytes, MAX_ITEM_BYTES, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES } from './item-size.js';
 import { joinKeyId } from './key-id.js';
 import { isDynamoNumber, normalizeNumber } from './numbers.js';
+import { sourceId } from '../source/source-name.js';
 
 /** @typedef {import('../config.js').ImportConfig} ImportConfig */
 
@@ -43,7 +44,7 @@ export function createItemBuilder(header, config, source) {
   const types = names.map((name) => config.columnTypes[name] ?? 'S');
   const keyIndex = config.generateKey ? -1 : names.indexOf(config.keyColumn);
   const sortIndex = config.sortKeyColumn === undefined ? -1 : names.indexOf(config.sortKeyColumn);
-  const keyPrefix = `${config.bucket}/${config.key}#${source.etag}:`;
+  const keyPrefix = `${sourceId(config)}#${source.etag}:`;
   // What comes before each column's value in the item's JSON: its quoted name and its type.
   const opening = names.map((name, i) => `${jsonString(name)}:{"${types[i]}":`);
   const commaOpening = opening.map((piece) => `,${piece}`);

@@ -11,9 +11,12 @@ import { ENCODINGS } from '../records/text-encoding.js';
 
 const JOB_NAMESPACE = 'a6a3c0f4-1f0e-4c55-9d6b-0c3f1a7e2b91';
 
-/** @param {string} bucket @param {string} key @param {string} etag */
-export function jobIdFor(bucket, key, etag) {
-  return uuidv5(`${bucket}/${key}#${etag}`, JOB_NAMESPACE);
+/**
+ * @param {string} source  the source as sourceId names it (`bucket/key` for an S3 object)
+ * @param {string} etag
+ */
+export function jobIdFor(source, etag) {
+  return uuidv5(`${source}#${etag}`, JOB_NAMESPACE);
 }
 
 /** @typedef {import('../observe/counters.js').Totals} Totals */

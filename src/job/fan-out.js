@@ -11,9 +11,11 @@ import { MAX_SHARDS } from '../config.js';
 import { ConfigError, JobError } from '../errors.js';
 import { jobIdFor } from './checkpoint.js';
 import { invokeSelf } from './continuation.js';
-import { getJson, markShardFailed, putJson, readJobStatus } from './job-status.js';
+import { markShardFailed, readJobStatus } from './job-status.js';
 import { planKey } from './object-keys.js';
-import { openSource } from '../source/s3-object.js';
+import { outputStoreFor } from './output-store.js';
+import { openRawSource } from '../source/open-bytes.js';
+import { sourceId, sourceWhere } from '../source/source-name.js';
 import { planShards } from './shard-plan.js';
 import { isGzip, peek } from '../source/compression.js';
 
@@ -38,15 +40,16 @@ export function wantsShards(config) {
  * Undefined when the file is small enough for one shard (bytesPerShard) or gzip-compressed, and no plan exists.
  * @param {Readonly<ImportConfig>} config
  * @param {import('@aws-sdk/client-s3').S3Client} s3
+ * @param {import('./output-store.js').OutputStore} store
  * @returns {Promise<JobPlan | undefined>}
  */
-export async function planJob(config, s3) {
-  const where = `s3://${config.bucket}/${config.key}`;
-  const source = await openSource(s3, config.bucket, config.key, { etag: config.etag, versionId: config.versionId, idleTimeoutMs: config.readIdleTimeoutMs, maxReopens: config.maxReopens });
-  const jobId = jobIdFor(config.bucket, config.key, source.etag);
+export async function planJob(config, s3, store) {
+  const where = sourceWhere(config);
+  const source = await openRawSource(s3, config, { etag: config.etag });
+  const jobId = jobIdFor(sourceId(config), source.etag);
   /** @type {JobPlan | undefined} */
-  const existing = await getJson(s3, config.outputBucket, planKey(config.statusPrefix, jobId));
-  if (existing !== undefined && (await keepPlan(existing, config, s3))) {
+  const existing = await store.getJson(planKey(config.statusPrefix, jobId));
+  if (existing !== undefined && (await keepPlan(existing, config, store))) {
     source.body.destroy();
     return existing;
   }
@@ -64,6 +67,7 @@ export async function planJob(config, s3) {
     jobId,
     bucket: config.bucket,
     key: config.key,
+    file: config.file,
     etag: source.etag,
     bytes: source.contentLength,
     header: planned.header,
@@ -73,7 +77,7 @@ export async function planJob(config, s3) {
     createdAt: new Date().toISOString(),
     ...(note === '' ? {} : { note }),
   };
-  await putJson(s3, config.outputBucket, planKey(config.statusPrefix, jobId), plan);
+  await store.putJson(planKey(config.statusPrefix, jobId), plan);
   return plan;
 }
 
@@ -96,20 +100,20 @@ const planOptionsOf = (config) => ({ delimiter: config.delimiter, encoding: conf
  * Whether a run goes on with the plan an earlier run of this job left: yes when it asks for the same
  * options; when it asks for others, the job is planned anew if none of its shards has started (a plan
  * cut with a wrong delimiter fails every shard before its first write), and refused otherwise.
- * @param {JobPlan} plan @param {Readonly<ImportConfig>} config @param {import('@aws-sdk/client-s3').S3Client} s3
+ * @param {JobPlan} plan @param {Readonly<ImportConfig>} config @param {import('./output-store.js').OutputStore} store
  */
-async function keepPlan(plan, config, s3) {
+async function keepPlan(plan, config, store) {
   const wanted = planOptionsOf(config);
   const changed = plan.options === undefined ? [] : /** @type {Array<keyof typeof wanted>} */ (Object.keys(wanted)).filter((name) => plan.options?.[name] !== wanted[name]);
   if (changed.length === 0) return true;
-  const status = await readJobStatus(s3, config.outputBucket, config.statusPrefix, plan.jobId, plan);
+  const status = await readJobStatus(store, config.statusPrefix, plan.jobId, plan);
   const started = status?.shards.filter((shard) => shard.state === 'done' || shard.state === 'running' || (shard.written ?? 0) > 0).length ?? 0;
   if (started === 0) return false;
   const option = changed[0];
   throw new ConfigError(
     option,
     wanted[option],
-    `job ${plan.jobId} was planned with ${option} ${JSON.stringify(plan.options?.[option])} and ${started} of its ${plan.shards.length} shards have started; run it again with ${option} ${JSON.stringify(plan.options?.[option])}, or delete s3://${config.outputBucket}/${planKey(config.statusPrefix, plan.jobId)} to plan it anew (rows already written are written again)`,
+    `job ${plan.jobId} was planned with ${option} ${JSON.stringify(plan.options?.[option])} and ${started} of its ${plan.shards.length} shards have started; run it again with ${option} ${JSON.stringify(plan.options?.[option])}, or delete ${store.where(planKey(config.statusPrefix, plan.jobId))} to plan it anew (rows already written are written again)`,
   );
 }
 
@@ -148,22 +152,23 @@ export function shardPayloads(payload, plan, maxWcu) {
  * @param {FanOutDeps} deps
  */
 export async function runShardedJob(payload, config, { clients, logger, functionArn }) {
-  const plan = await planJob(config, clients.s3);
+  const store = outputStoreFor(config, clients.s3);
+  const plan = await planJob(config, clients.s3, store);
   if (plan === undefined) return undefined;
-  const status = await readJobStatus(clients.s3, config.outputBucket, config.statusPrefix, plan.jobId, plan);
+  const status = await readJobStatus(store, config.statusPrefix, plan.jobId, plan);
   const payloads = shardPayloads(payload, plan, config.maxWcu);
   // Shards done, and shards alive and running (their status updated within their heartbeat), are left alone.
   const todo = payloads.filter((_, index) => status?.shards[index]?.state !== 'done' && status?.shards[index]?.state !== 'running');
   const skipped = status?.shards.filter((shard) => shard.state === 'done').length ?? 0;
   const alive = status?.shards.filter((shard) => shard.state === 'running').length ?? 0;
-  logger.info('job planned', { jobId: plan.jobId, bucket: config.bucket, key: config.key, shards: plan.shards.length, starting: todo.length, alreadyDone: skipped, stillRunning: alive, note: plan.note });
+  logger.info('job planned', { jobId: plan.jobId, bucket: config.bucket, key: config.key, file: config.file, shards: plan.shards.length, starting: todo.length, alreadyDone: skipped, stillRunning: alive, note: plan.note });
 
   if (config.continuation === 'invoke') {
     if (functionArn === undefined) throw new ConfigError('continuation', 'invoke', 'a sharded job starts its shards as invocations, which needs the Lambda context (invokedFunctionArn); off Lambda, use "in-process"');
     // Each shard is a separate asynchronous invocation, with Lambda's own retries and on-failure queue.
     const limit = pLimit(16);
     await Promise.all(todo.map((shardPayload) => limit(() => invokeSelf(config, functionArn, shardPayload))));
-    return { jobId: plan.jobId, shards: plan.shards.length, started: todo.length, alreadyDone: skipped, statusPrefix: `s3://${config.outputBucket}/${config.statusPrefix}${plan.jobId}/`, note: plan.note };
+    return { jobId: plan.jobId, shards: plan.shards.length, started: todo.length, alreadyDone: skipped, statusPrefix: store.where(`${config.statusPrefix}${plan.jobId}/`), note: plan.note };
   }
 
   const results = await startLocalWorkers(todo).done;
@@ -171,11 +176,11 @@ export async function runShardedJob(payload, config, { clients, logger, function
     if (result.code === 0) continue;
     // A worker that died without saying so (killed, out of memory): record it, so that the job shows it failed.
     const index = /** @type {{ shard: { index: number } }} */ (todo[i]).shard.index;
-    await markShardFailed(clients.s3, config, plan.jobId, index, `worker process exited with ${result.signal ?? `code ${result.code}`}`);
+    await markShardFailed(store, config.statusPrefix, plan.jobId, index, `worker process exited with ${result.signal ?? `code ${result.code}`}`);
   }
-  const final = await readJobStatus(clients.s3, config.outputBucket, config.statusPrefix, plan.jobId, plan);
-  if (final === undefined) throw new JobError(`job ${plan.jobId} left no status in s3://${config.outputBucket}/${config.statusPrefix}`);
-  const summary = { jobId: plan.jobId, bucket: config.bucket, key: config.key, table: config.table, shards: plan.shards.length, started: todo.length, alreadyDone: skipped, ...final.total, note: plan.note };
+  const final = await readJobStatus(store, config.statusPrefix, plan.jobId, plan);
+  if (final === undefined) throw new JobError(`job ${plan.jobId} left no status in ${store.where(config.statusPrefix)}`);
+  const summary = { jobId: plan.jobId, bucket: config.bucket, key: config.key, file: config.file, table: config.table, shards: plan.shards.length, started: todo.length, alreadyDone: skipped, ...final.total, note: plan.note };
   logger.info('job summary', summary);
   if (final.total.state !== 'done') {
     const failed = final.shards.filter((s) => s.state !== 'done').map((s) => `shard ${s.shard + 1}: ${s.error ?? s.state}`);

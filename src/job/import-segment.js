@@ -15,7 +15,8 @@ import { createBatchWriter } from '../write/batch-writer.js';
 import { checkTable } from '../write/table-check.js';
 import { JobError } from '../errors.js';
 import { jobIdFor, segmentStart } from './checkpoint.js';
-import { getJson, putJson } from './job-status.js';
+import { outputStoreFor } from './output-store.js';
+import { sourceId } from '../source/source-name.js';
 import { newRunName, replayKey } from './object-keys.js';
 import { readRows } from './read-rows.js';
 import { startSegmentReport } from './segment-report.js';
@@ -41,12 +42,13 @@ import { startSegmentReport } from './segment-report.js';
 export async function runImport(config, { clients, logger, stopBy = Infinity, deadline = Infinity, publishMetrics = runningInLambda() }) {
   const start = segmentStart(config);
   await checkTable(clients.dynamodb, config);
-  const where = { jobId: start.jobId, shard: start.shard, segment: start.segment, bucket: config.bucket, key: config.key, table: config.table };
+  const where = { jobId: start.jobId, shard: start.shard, segment: start.segment, bucket: config.bucket, key: config.key, file: config.file, table: config.table };
+  const store = outputStoreFor(config, clients.s3);
   const input = await openBytes(clients.s3, config, start, (event) => logger.warn('source re-opened', { ...where, ...event }));
   const { source } = input;
-  const jobId = start.jobId ?? jobIdFor(config.bucket, config.key, source.etag);
+  const jobId = start.jobId ?? jobIdFor(sourceId(config), source.etag);
   let header = start.header;
-  const report = await startSegmentReport({ config, s3: clients.s3, logger, start, jobId, source, header: () => header, publishMetrics });
+  const report = await startSegmentReport({ config, store, logger, start, jobId, source, header: () => header, publishMetrics });
 
   const writer = createBatchWriter({ ...config, client: clients.batchWrite, keyIdOf: keyIdReader(config), stats: report.stats, onReject: report.recordRejection });
   /** @type {ReturnType<typeof createShuffleWindow<import('../types.js').Entry>>} */
@@ -64,7 +66,7 @@ export async function runImport(config, { clients, logger, stopBy = Infinity, de
   const records = createRecordParser({ delimiter: config.delimiter, lineOffset: start.line, fieldCount: header?.length, encoding: start.encoding ?? config.encoding, atFileStart: start.byte === 0 });
   try {
     // Rows the previous segment left to write go first: they are older than any row this segment reads.
-    if (start.replay !== undefined) await writeReplay(clients.s3, config.outputBucket, start.replay, writer);
+    if (start.replay !== undefined) await writeReplay(store, start.replay, writer);
     const reading = await readRows({
       body: input.body,
       records,
@@ -89,7 +91,7 @@ export async function runImport(config, { clients, logger, stopBy = Infinity, de
       const at = { handOver: /** @type {const} */ (true), byte: start.byte + reading.bytesDone, line: records.linesRead(), header, gzip: input.gzip, encoding: records.encoding() };
       if (left.length === 0) return await report.finish(at);
       const key = replayKey(config.statusPrefix, jobId, start.shard, start.segment, newRunName());
-      await putJson(clients.s3, config.outputBucket, key, left);
+      await store.putJson(key, left);
       logger.warn('writes handed over', { ...where, jobId, rows: left.length, reason: 'the writes going on did not end before the time kept for the hand-over' });
       return await report.finish({ ...at, replay: { key, rows: left.length } });
     }
@@ -115,14 +117,14 @@ const HAND_OVER_RESERVE_MS = 5_000;
 
 /**
  * Writes the rows a previous segment left (checkpoint.replay), in file order, before this segment reads.
- * @param {import('@aws-sdk/client-s3').S3Client} s3 @param {string} bucket
+ * @param {import('./output-store.js').OutputStore} store
  * @param {import('./checkpoint.js').Replay} replay @param {ReturnType<typeof createBatchWriter>} writer
  */
-async function writeReplay(s3, bucket, replay, writer) {
+async function writeReplay(store, replay, writer) {
   /** @type {import('../types.js').Entry[] | undefined} */
-  const rows = await getJson(s3, bucket, replay.key);
+  const rows = await store.getJson(replay.key);
   if (!Array.isArray(rows) || rows.length !== replay.rows) {
-    throw new JobError(`s3://${bucket}/${replay.key} should hold the ${replay.rows} rows the previous segment left to write; it is missing or was changed, so resuming here would lose them: run the job again from its start`);
+    throw new JobError(`${store.where(replay.key)} should hold the ${replay.rows} rows the previous segment left to write; it is missing or was changed, so resuming here would lose them: run the job again from its start`);
   }
   for (const row of rows) {
     const wait = writer.add(row);

@@ -1,13 +1,12 @@
 /**
- * Job status in the source bucket, under `<statusPrefix><job id>/`:
+ * Job status in the output store (the output bucket, or the directory of a local file), under `<statusPrefix><job id>/`:
  *   plan.json             the job: object, version, header and shard ranges (written before any shard starts)
  *   shard-0001.json ...   each shard's running, then final summary: state, counters, rows/s, rejects objects
  * Anyone who can read the bucket can follow a job; a re-run of a sharded job reads them to start only the
  * shards that are not done.
  */
-import { GetObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import { hostname } from 'node:os';
-import { AwsCallError, JobError } from '../errors.js';
 import { sumSummaries } from '../observe/counters.js';
 import { etagOf } from '../source/s3-object.js';
 import { planKey, shardStatusKey } from './object-keys.js';
@@ -30,8 +29,9 @@ const silenceAllowedMs = (status) => (status.handedOverAt !== undefined ? 15 * 6
 /**
  * @typedef {object} JobPlan
  * @property {string} jobId
- * @property {string} bucket
- * @property {string} key
+ * @property {string | undefined} bucket
+ * @property {string | undefined} key
+ * @property {string | undefined} [file]
  * @property {string} etag
  * @property {number} bytes
  * @property {string[]} header
@@ -66,73 +66,21 @@ export function runnerOf() {
  */
 export async function jobIdOfObject(s3, bucket, key) {
   const head = await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
-  return jobIdFor(bucket, key, etagOf(head));
-}
-
-/**
- * @param {import('@aws-sdk/client-s3').S3Client} s3
- * @param {string} bucket @param {string} key @param {unknown} value
- */
-export async function putJson(s3, bucket, key, value) {
-  try {
-    await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: JSON.stringify(value, null, 1), ContentType: 'application/json' }));
-  } catch (error) {
-    throw new AwsCallError(`write the job status object s3://${bucket}/${key}`, error, 's3:PutObject on it');
-  }
-}
-
-/**
- * @param {import('@aws-sdk/client-s3').S3Client} s3
- * @param {string} bucket @param {string} key
- * @returns {Promise<any>}  undefined if there is no such object
- */
-export async function getJson(s3, bucket, key) {
-  // An S3-compatible store that does not swap objects atomically (s3rver as it comes) can show a
-  // status object half written, or cut its body short, while a shard replaces it: read it again.
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await getJsonOnce(s3, bucket, key);
-    } catch (error) {
-      if (attempt === 3) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
-    }
-  }
-}
-
-/** @param {import('@aws-sdk/client-s3').S3Client} s3 @param {string} bucket @param {string} key */
-async function getJsonOnce(s3, bucket, key) {
-  let output;
-  try {
-    output = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
-  } catch (error) {
-    if (/** @type {Error} */ (error).name === 'NoSuchKey') return undefined;
-    throw new AwsCallError(`read s3://${bucket}/${key}`, error, 's3:GetObject and s3:ListBucket on the bucket to read job status');
-  }
-  let text;
-  try {
-    text = (await output.Body?.transformToString('utf8')) ?? '';
-  } catch (error) {
-    throw new AwsCallError(`read s3://${bucket}/${key} to its end`, error);
-  }
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw new JobError(`s3://${bucket}/${key} is not JSON; it is written by the importer and should not be edited`, { cause: error });
-  }
+  return jobIdFor(`${bucket}/${key}`, etagOf(head));
 }
 
 /**
  * Marks a shard failed, unless its status says it ended already: for failures its own segment could not
  * record (a worker killed, a hand-over that could not be made).
- * @param {import('@aws-sdk/client-s3').S3Client} s3
- * @param {Pick<import('../config.js').ImportConfig, 'outputBucket' | 'statusPrefix'>} config
+ * @param {import('./output-store.js').OutputStore} store
+ * @param {string} statusPrefix
  * @param {string} jobId @param {number} index @param {string} error
  */
-export async function markShardFailed(s3, config, jobId, index, error) {
-  const key = shardStatusKey(config.statusPrefix, jobId, index);
-  const current = await getJson(s3, config.outputBucket, key);
+export async function markShardFailed(store, statusPrefix, jobId, index, error) {
+  const key = shardStatusKey(statusPrefix, jobId, index);
+  const current = await store.getJson(key);
   if (current?.state === 'done' || current?.state === 'failed') return;
-  await putJson(s3, config.outputBucket, key, { ...(current ?? { jobId, shard: index, rowsRead: 0, written: 0, rejected: 0 }), state: 'failed', error, updatedAt: new Date().toISOString() });
+  await store.putJson(key, { ...(current ?? { jobId, shard: index, rowsRead: 0, written: 0, rejected: 0 }), state: 'failed', error, updatedAt: new Date().toISOString() });
 }
 
 /**
@@ -140,12 +88,11 @@ export async function markShardFailed(s3, config, jobId, index, error) {
  * to be sent), and its final status on `finish`. Status is for people watching: a failed running update
  * is logged by the caller, not fatal; a failed final update is.
  * @param {object} options
- * @param {import('@aws-sdk/client-s3').S3Client} options.s3
- * @param {string} options.bucket
+ * @param {import('./output-store.js').OutputStore} options.store
  * @param {string} options.key
  * @param {(error: unknown) => void} options.onError
  */
-export function createStatusWriter({ s3, bucket, key, onError }) {
+export function createStatusWriter({ store, key, onError }) {
   /** @type {ShardStatus | undefined} */
   let waiting;
   /** @type {Promise<void> | undefined} */
@@ -155,7 +102,7 @@ export function createStatusWriter({ s3, bucket, key, onError }) {
     if (waiting === undefined || sending !== undefined) return;
     const status = waiting;
     waiting = undefined;
-    sending = putJson(s3, bucket, key, status)
+    sending = store.putJson(key, status)
       .catch(onError)
       .finally(() => {
         sending = undefined;
@@ -173,7 +120,7 @@ export function createStatusWriter({ s3, bucket, key, onError }) {
     async finish(status) {
       waiting = undefined;
       while (sending !== undefined) await sending;
-      await putJson(s3, bucket, key, status);
+      await store.putJson(key, status);
     },
   };
 }
@@ -188,17 +135,17 @@ export function createStatusWriter({ s3, bucket, key, onError }) {
 
 /**
  * Reads a job's plan and every shard's status. A job without a plan (a plain, unsharded import) has one shard.
- * @param {import('@aws-sdk/client-s3').S3Client} s3
- * @param {string} bucket @param {string} prefix @param {string} jobId
+ * @param {import('./output-store.js').OutputStore} store
+ * @param {string} prefix @param {string} jobId
  * @param {JobPlan} [knownPlan]  the plan, when the caller has it already
  * @param {number} [now]  milliseconds since the epoch, to tell a lost shard
  * @returns {Promise<JobStatus | undefined>}  undefined if the bucket holds nothing for this job
  */
-export async function readJobStatus(s3, bucket, prefix, jobId, knownPlan, now = Date.now()) {
+export async function readJobStatus(store, prefix, jobId, knownPlan, now = Date.now()) {
   /** @type {JobPlan | undefined} */
-  const plan = knownPlan ?? (await getJson(s3, bucket, planKey(prefix, jobId)));
+  const plan = knownPlan ?? (await store.getJson(planKey(prefix, jobId)));
   const count = plan === undefined ? 1 : plan.shards.length;
-  const found = await Promise.all(Array.from({ length: count }, (_, index) => getJson(s3, bucket, shardStatusKey(prefix, jobId, index))));
+  const found = await Promise.all(Array.from({ length: count }, (_, index) => store.getJson(shardStatusKey(prefix, jobId, index))));
   if (plan === undefined && found[0] === undefined) return undefined;
   /** @type {ShardStatus[]} */
   const shards = found.map((status, index) => {

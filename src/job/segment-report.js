@@ -11,12 +11,13 @@ import { startThroughputLog } from '../observe/throughput.js';
 import { checkpointAfter } from './checkpoint.js';
 import { createStatusWriter, runnerOf } from './job-status.js';
 import { newRunName, rejectsKey, shardStatusKey } from './object-keys.js';
+import { sourceName } from '../source/source-name.js';
 
 /** @typedef {import('./checkpoint.js').Checkpoint} Checkpoint */
 /** @typedef {import('../types.js').Rejection} Rejection */
 /**
  * @typedef {ReturnType<typeof summarize> & {
- *   jobId: string, bucket: string, key: string, table: string, segments: number, reopens: number,
+ *   jobId: string, bucket: string | undefined, key: string | undefined, file: string | undefined, table: string, segments: number, reopens: number,
  *   rejectsObjects: string[], rejectSample: Array<{ line: number, reason: string }>,
  *   shard: number, shards: number, startedAt: string, note?: string
  * }} ImportSummary
@@ -29,7 +30,7 @@ const REJECT_SAMPLE = 20;
 /**
  * @typedef {object} SegmentReportOptions
  * @property {Readonly<import('../config.js').ImportConfig>} config
- * @property {import('@aws-sdk/client-s3').S3Client} s3
+ * @property {import('./output-store.js').OutputStore} store  where the rejects file and the status go
  * @property {import('../types.js').Logger} logger
  * @property {import('./checkpoint.js').SegmentStart} start
  * @property {string} jobId
@@ -39,14 +40,13 @@ const REJECT_SAMPLE = 20;
  */
 
 /** @param {SegmentReportOptions} options */
-export async function startSegmentReport({ config, s3, logger, start, jobId, source, header, publishMetrics }) {
+export async function startSegmentReport({ config, store, logger, start, jobId, source, header, publishMetrics }) {
   const { segment, shard, shards, rejectSample, rejectsObjects } = start;
-  const context = { jobId, shard, segment, bucket: config.bucket, key: config.key, table: config.table };
+  const context = { jobId, shard, segment, bucket: config.bucket, key: config.key, file: config.file, table: config.table };
   const stats = createStats(start.totals);
-  const rejects = createRejections(stats, rejectSample, createRejectsWriter({ s3, bucket: config.outputBucket, key: rejectsKey(config.rejectsPrefix, config.key, jobId, segment, shards > 1 ? shard : undefined, newRunName()), header }));
+  const rejects = createRejections(stats, rejectSample, createRejectsWriter({ store, key: rejectsKey(config.rejectsPrefix, sourceName(config), jobId, segment, shards > 1 ? shard : undefined, newRunName()), header }));
   const status = createStatusWriter({
-    s3,
-    bucket: config.outputBucket,
+    store,
     key: shardStatusKey(config.statusPrefix, jobId, shard),
     onError: (error) => logger.warn('job status not written', { ...context, error: String(error) }),
   });
@@ -56,7 +56,7 @@ export async function startSegmentReport({ config, s3, logger, start, jobId, sou
   const reopens = () => start.reopens + source.reopens();
   /** The job's figures so far, as the status object and the summary show them. */
   const figures = () => ({
-    jobId, bucket: config.bucket, key: config.key, table: config.table, shard, shards, startedAt: start.startedAt,
+    jobId, bucket: config.bucket, key: config.key, file: config.file, table: config.table, shard, shards, startedAt: start.startedAt,
     ...summarize(stats, seconds()), segments: segment, reopens: reopens(), rejectsObjects, rejectSample,
   });
   /** @param {import('./job-status.js').ShardState} state @param {Record<string, unknown>} [extra] */

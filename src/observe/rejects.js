@@ -1,47 +1,37 @@
 /**
- * The rejects file: every row that will not be written, streamed as CSV to an object in the source
- * bucket (never held whole in memory): the row's line, a reason code, a message and its original fields.
- * The object is created on the first rejection; no rejects, no object. If the upload fails, the stream is
- * ended at once, a reader waiting for it to drain is woken, and the next write or close throws the
- * failure: an import never waits on an upload that has died.
+ * The rejects file: every row that will not be written, streamed as CSV to the output store (an object in
+ * the output bucket, or a file beside a local source; never held whole in memory): the row's line, a reason
+ * code, a message and its original fields. It is created on the first rejection; no rejects, no file. If the
+ * upload fails, the stream is ended at once, a reader waiting for it to drain is woken, and the next write or
+ * close throws the failure: an import never waits on an upload that has died.
  */
-import { PassThrough } from 'node:stream';
-import { AwsCallError } from '../errors.js';
 
 /** @typedef {import('../types.js').Rejection} Rejection */
 
 /**
  * @param {object} options
- * @param {import('@aws-sdk/client-s3').S3Client} options.s3
- * @param {string} options.bucket
+ * @param {import('../job/output-store.js').OutputStore} options.store
  * @param {string} options.key          object to write
  * @param {() => string[] | undefined} options.header  the source's header, once known
  */
-export function createRejectsWriter({ s3, bucket, key, header }) {
-  /** @type {PassThrough | undefined} */
+export function createRejectsWriter({ store, key, header }) {
+  /** @type {import('node:stream').Writable | undefined} */
   let body;
   /** @type {Promise<unknown> | undefined} */
   let done;
-  /** @type {AwsCallError | undefined} */
+  /** @type {Error | undefined} */
   let failure;
-  /** @type {Promise<{ bucket: string, key: string, rows: number } | undefined> | undefined} */
+  /** @type {Promise<{ key: string, rows: number } | undefined> | undefined} */
   let closed;
   let rows = 0;
 
   function open() {
-    const stream = new PassThrough({ highWaterMark: 1 << 20 });
-    // lib-storage is loaded on the first rejection: most imports reject nothing. Writes wait in the stream meanwhile.
-    done = import('@aws-sdk/lib-storage')
-      .then(({ Upload }) => new Upload({ client: s3, params: { Bucket: bucket, Key: key, Body: stream, ContentType: 'text/csv; charset=utf-8' }, partSize: 8 << 20, queueSize: 2 }).done())
-      .then(
-        () => undefined,
-        (error) => {
-          failure = new AwsCallError(`write the rejects file s3://${bucket}/${key}`, error, 's3:PutObject on it');
-          stream.destroy(); // wakes a reader waiting for 'drain' (lib-storage may have destroyed it already)
-        },
-      );
-    stream.write(csvLine(['line', 'reason', 'message', ...(header() ?? [])]));
-    return stream;
+    const upload = store.upload(key, 'text/csv; charset=utf-8');
+    done = upload.done.catch((error) => {
+      failure = error;
+    });
+    upload.stream.write(csvLine(['line', 'reason', 'message', ...(header() ?? [])]));
+    return upload.stream;
   }
 
   /** The upload's end: rejects with its failure. */
@@ -49,7 +39,7 @@ export function createRejectsWriter({ s3, bucket, key, header }) {
     if (failure !== undefined) throw failure;
   });
 
-  /** Resolves when the stream drains; when it is destroyed (the upload failed), rejects with the failure. @param {PassThrough} stream */
+  /** Resolves when the stream drains; when it is destroyed (the upload failed), rejects with the failure. @param {import('node:stream').Writable} stream */
   function drainOf(stream) {
     // Destroyed already (its 'close' may have been emitted): its failure is known once lib-storage gives up.
     if (stream.destroyed) return uploadEnded();
@@ -86,7 +76,7 @@ export function createRejectsWriter({ s3, bucket, key, header }) {
     /**
      * Ends the object. Resolves to its location and row count, or undefined if nothing was rejected.
      * Throws the upload's failure, every time it is called.
-     * @returns {Promise<{ bucket: string, key: string, rows: number } | undefined>}
+     * @returns {Promise<{ key: string, rows: number } | undefined>}
      */
     close() {
       closed ??= (async () => {
@@ -94,7 +84,7 @@ export function createRejectsWriter({ s3, bucket, key, header }) {
         body.end();
         await done;
         if (failure !== undefined) throw failure;
-        return { bucket, key, rows };
+        return { key, rows };
       })();
       return closed;
     },

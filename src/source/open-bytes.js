@@ -1,15 +1,35 @@
 /**
- * The bytes one segment reads: the object from a byte on (re-opened at the next unread byte when the read
+ * The bytes one segment reads: the object (or local file) from a byte on (re-opened at the next unread byte when the read
  * stalls or breaks, s3-object.js), gunzipped when it is gzip-compressed (compression.js). A gzip stream
  * cannot be entered mid-way, so a segment of a compressed object reads it from its start and drops the
  * decompressed bytes before its own.
  */
 import { csvBytes } from './compression.js';
+import { openFileSource } from './file-object.js';
 import { openSource } from './s3-object.js';
 
 /**
+ * The source's raw bytes: the S3 object's, or the local file's.
  * @param {import('@aws-sdk/client-s3').S3Client} s3
- * @param {Pick<import('../config.js').ImportConfig, 'bucket' | 'key' | 'versionId' | 'readIdleTimeoutMs' | 'maxReopens'>} config
+ * @param {Pick<import('../config.js').ImportConfig, 'bucket' | 'key' | 'file' | 'versionId' | 'readIdleTimeoutMs' | 'maxReopens'>} config
+ * @param {{ start?: number, end?: number, etag?: string, onReopen?: (event: { position: number, reopens: number, error: string }) => void }} at
+ */
+export function openRawSource(s3, config, { start, end, etag, onReopen }) {
+  if (config.file !== undefined) return openFileSource(config.file, { start, end, etag });
+  return openSource(s3, /** @type {string} */ (config.bucket), /** @type {string} */ (config.key), {
+    start,
+    end,
+    etag,
+    versionId: config.versionId,
+    idleTimeoutMs: config.readIdleTimeoutMs,
+    maxReopens: config.maxReopens,
+    onReopen,
+  });
+}
+
+/**
+ * @param {import('@aws-sdk/client-s3').S3Client} s3
+ * @param {Pick<import('../config.js').ImportConfig, 'bucket' | 'key' | 'file' | 'versionId' | 'readIdleTimeoutMs' | 'maxReopens'>} config
  * @param {object} at
  * @param {number} at.byte      first byte to read: of the object, or of the decompressed stream when `gzip`
  * @param {number | undefined} at.end  one past the last byte of the object to read
@@ -18,15 +38,7 @@ import { openSource } from './s3-object.js';
  * @param {(event: { position: number, reopens: number, error: string }) => void} onReopen
  */
 export async function openBytes(s3, config, { byte, end, etag, gzip }, onReopen) {
-  const source = await openSource(s3, config.bucket, config.key, {
-    start: gzip ? 0 : byte,
-    end,
-    etag,
-    versionId: config.versionId,
-    idleTimeoutMs: config.readIdleTimeoutMs,
-    maxReopens: config.maxReopens,
-    onReopen,
-  });
+  const source = await openRawSource(s3, config, { start: gzip ? 0 : byte, end, etag, onReopen });
   const input = await csvBytes(source.body, { skip: gzip ? byte : 0 });
   return {
     source,

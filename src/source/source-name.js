@@ -1,0 +1,18 @@
+/**
+ * How an import's source is named: an S3 object (bucket and key) or a local file.
+ */
+import path from 'node:path';
+
+/** @typedef {Pick<import('../config.js').ImportConfig, 'bucket' | 'key' | 'file'>} SourceConfig */
+
+/**
+ * The source as a job id and generated keys name it: `bucket/key`, or `file://` and the absolute path.
+ * @param {SourceConfig} config
+ */
+export const sourceId = (config) => (config.file !== undefined ? `file://${config.file}` : `${config.bucket}/${config.key}`);
+
+/** Where a person finds the source: s3://bucket/key, or the file's path. @param {SourceConfig} config */
+export const sourceWhere = (config) => config.file ?? `s3://${config.bucket}/${config.key}`;
+
+/** The source's name in its rejects files' keys: the object key, or the file's name. @param {SourceConfig} config */
+export const sourceName = (config) => (config.file !== undefined ? path.basename(config.file) : /** @type {string} */ (config.key));
