@@ -9,7 +9,7 @@ import { finished } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 
-const HELP = `Usage: node data-generator/generate.js [options]
+export const HELP = `Usage: node data-generator/generate.js [options]
 
 Writes CSV person rows: id (UUID), first_name, last_name, email, phone, national_id,
 birth_date, country, balance (a number), active (a boolean).
@@ -25,7 +25,12 @@ Options:
   --help          this text
 
 S3 uses the SDK's usual credentials and region; S3_ENDPOINT points it at an emulator.
-Import the columns with types with: --types balance:N,active:BOOL`;
+Import the columns with types with: --types balance:N,active:BOOL
+
+Examples:
+  node data-generator/generate.js --rows 100000 --out people.csv --seed 7
+  node data-generator/generate.js --rows 3000000 --bucket my-bucket --key imports/people.csv
+  node data-generator/generate.js --rows 1000000 --sorted --out sorted.csv`;
 
 const FIRST = ['James', 'Mary', 'Robert', 'Patricia', 'John', 'Jennifer', 'Michael', 'Linda', 'David', 'Elizabeth', 'William', 'Barbara', 'Richard', 'Susan', 'Joseph', 'Jessica', 'Thomas', 'Sarah', 'Charles', 'Karen', 'Amara', 'Chen', 'Sofia', 'Mateo', 'Aisha', 'Yuki', 'Lars', 'Ingrid', 'Ravi', 'Priya', 'Kwame', 'Zoë', 'José', 'Léa', 'Mohammed', 'Olga'];
 const LAST = ['Smith', 'Johnson', 'Williams', 'Brown', 'Jones', 'Garcia', 'Miller', 'Davis', 'Rodriguez', 'Martinez', 'Hernandez', 'Lopez', 'Gonzalez', 'Wilson', 'Anderson', 'Thomas', 'Taylor', 'Moore', 'Jackson', 'Martin', 'Nguyen', 'Kowalski', 'Müller', "O'Brien", 'Okafor', 'Tanaka', 'Svensson', 'Patel', 'Ivanova', 'Dubois'];
@@ -257,6 +262,14 @@ async function main() {
     process.stdout.write(`${HELP}\n`);
     return;
   }
+  await generate(args);
+}
+
+/**
+ * Writes the rows to a file, stdout ("-") or S3, with progress on stderr unless quiet.
+ * @param {{ rows: number, seed: number, sorted?: boolean, quiet?: boolean, out?: string, bucket?: string, key?: string }} args
+ */
+export async function generate(args) {
   const started = performance.now();
   const target = args.bucket !== undefined ? `s3://${args.bucket}/${args.key}` : (args.out ?? 'people.csv');
   const progress = (/** @type {number} */ done) => {
@@ -264,12 +277,12 @@ async function main() {
     const seconds = (performance.now() - started) / 1000;
     process.stderr.write(`\r${done.toLocaleString('en-US')} / ${args.rows.toLocaleString('en-US')} rows (${Math.round((100 * done) / Math.max(args.rows, 1))}%) ${seconds.toFixed(1)} s`);
   };
-  const options = { rows: args.rows, seed: args.seed, sorted: args.sorted };
+  const options = { rows: args.rows, seed: args.seed, sorted: args.sorted === true };
 
   if (args.bucket !== undefined) {
     const { S3Client } = await import('@aws-sdk/client-s3');
     const s3 = new S3Client({ endpoint: process.env.S3_ENDPOINT, forcePathStyle: process.env.S3_ENDPOINT !== undefined });
-    await uploadStream(s3, args.bucket, args.key, (body) => writeCsv(body, options, progress));
+    await uploadStream(s3, args.bucket, args.key ?? 'imports/people.csv', (body) => writeCsv(body, options, progress));
     s3.destroy();
   } else {
     const out = target === '-' ? process.stdout : createWriteStream(target);

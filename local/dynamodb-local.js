@@ -65,8 +65,9 @@ export async function startDynamoDBLocal() {
       '-sharedDb',
       '-disableTelemetry',
     ],
-    // stdin stays open: the launcher exits when it closes, so DynamoDB Local never outlives us.
-    { stdio: ['pipe', 'pipe', 'pipe'] },
+    // stdin stays open: the launcher exits when it closes, so DynamoDB Local never outlives us. Its own
+    // process group: a Ctrl-C at the terminal is for the importer, which still needs the table to drain.
+    { stdio: ['pipe', 'pipe', 'pipe'], detached: true },
   );
   let output = '';
   const port = await new Promise((resolve, reject) => {

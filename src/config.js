@@ -115,6 +115,9 @@ const ENV_ONLY = new Set(['region', 'tableRegion', 'outputBucket', 'dynamodbEndp
 
 export const OPTION_NAMES = OPTIONS.map((option) => option.name);
 
+/** The environment variables options are read from. */
+export const OPTION_VARIABLES = OPTIONS.flatMap((option) => (option.env === undefined ? [] : [option.env]));
+
 /**
  * @param {Record<string, unknown>} payload  direct-invocation payload or one S3 event record's job
  * @param {Record<string, string | undefined>} env

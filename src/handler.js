@@ -38,33 +38,44 @@ export async function handler(event, context) {
 }
 
 /**
- * Runs a job's segments until it is done, or hands it to a new invocation.
+ * How a job is run off Lambda (the command line): where its lines go, and signals that stop it.
+ * @typedef {object} RunOptions
+ * @property {import('./types.js').Logger} [log]  default: the JSON logger
+ * @property {AbortSignal} [stop]  stop reading at the next record boundary, let the writes end, return the checkpoint
+ * @property {AbortSignal} [abandon]  give the writes going on up too; their rows are handed on with the checkpoint
+ */
+
+/**
+ * Runs a job's segments until it is done, or hands it to a new invocation, or (asked to stop) returns
+ * where it stopped.
  * @param {Record<string, unknown>} payload  the job as it was asked for
  * @param {import('./config.js').ImportConfig} config
  * @param {InvocationContext | undefined} context
+ * @param {RunOptions} [options]
  */
-export async function runJob(payload, config, context) {
+export async function runJob(payload, config, context, { log = logger, stop, abandon } = {}) {
   const clients = clientsFor(config);
   if (wantsShards(config)) {
-    const job = await runShardedJob(payload, config, { clients, logger, functionArn: context?.invokedFunctionArn });
+    const job = await runShardedJob(payload, config, { clients, logger: log, functionArn: context?.invokedFunctionArn });
     if (job !== undefined) return job;
   }
   let current = config;
   for (;;) {
     const remaining = context?.getRemainingTimeInMillis?.();
     const deadline = remaining === undefined ? Infinity : performance.now() + remaining;
-    const outcome = await runImport(current, { clients, logger, stopBy: stopTime(current, context), deadline });
+    const outcome = await runImport(current, { clients, logger: log, stopBy: stopTime(current, context), deadline, stop, abandon });
     if (outcome.done) return outcome.summary;
+    if (stop?.aborted) return { stopped: true, checkpoint: outcome.checkpoint };
     const next = { ...payload, checkpoint: outcome.checkpoint };
     if (current.continuation === 'invoke') {
       if (context === undefined) throw new ConfigError('continuation', 'invoke', 'a new invocation needs the Lambda context (invokedFunctionArn); off Lambda, use "in-process"');
       try {
         await invokeSelf(current, context.invokedFunctionArn, next);
       } catch (error) {
-        await markShardFailed(outputStoreFor(current, clients.s3), current.statusPrefix, outcome.checkpoint.jobId, current.shard?.index ?? 0, String(error)).catch((statusError) => logger.error('job status not written', { jobId: outcome.checkpoint.jobId, error: String(statusError) }));
+        await markShardFailed(outputStoreFor(current, clients.s3), current.statusPrefix, outcome.checkpoint.jobId, current.shard?.index ?? 0, String(error)).catch((statusError) => log.error('job status not written', { jobId: outcome.checkpoint.jobId, error: String(statusError) }));
         throw error;
       }
-      logger.info('continued in a new invocation', { jobId: outcome.checkpoint.jobId, segments: outcome.checkpoint.segments, byte: outcome.checkpoint.byte });
+      log.info('continued in a new invocation', { jobId: outcome.checkpoint.jobId, segments: outcome.checkpoint.segments, byte: outcome.checkpoint.byte });
       return { continued: true, jobId: outcome.checkpoint.jobId, segments: outcome.checkpoint.segments, byte: outcome.checkpoint.byte, rowsRead: outcome.checkpoint.totals.rowsRead };
     }
     current = resolveConfig(next, process.env);

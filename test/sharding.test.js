@@ -51,13 +51,13 @@ describe('a sharded job', () => {
     expect(status?.plan?.header).toEqual(['id', 'name', 'n']);
 
     // npm run status prints the same, shard by shard.
-    const { stdout } = await run(process.execPath, ['tools/status.js', job.jobId, '--bucket', TEST_BUCKET], { env: process.env });
+    const { stdout } = await run(process.execPath, ['src/cli/main.js', 'status', job.jobId, '--bucket', TEST_BUCKET], { env: process.env });
     const lines = stdout.trim().split('\n');
     expect(lines[0]).toBe(`job ${job.jobId}  s3://${TEST_BUCKET}/sharded/mixed.csv  done  8 shards`);
     expect(lines.slice(2, 10).map((line) => line.split(/\s+/).slice(0, 2))).toEqual(Array.from({ length: 8 }, (_, i) => [String(i + 1), 'done']));
     expect(lines[10]).toMatch(new RegExp(`^total\\s+done\\s+24,000\\s+${job.written.toLocaleString('en-US')}\\s+${rejectedCount}\\s`));
     expect(lines[10]).toContain('books balanced');
-    const byObject = await run(process.execPath, ['tools/status.js', `s3://${TEST_BUCKET}/sharded/mixed.csv`, '--json'], { env: process.env });
+    const byObject = await run(process.execPath, ['src/cli/main.js', 'status', `s3://${TEST_BUCKET}/sharded/mixed.csv`, '--json'], { env: process.env });
     expect(JSON.parse(byObject.stdout).total).toEqual(status?.total);
 
     // Run again, the job is done: nothing is started.

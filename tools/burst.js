@@ -23,7 +23,7 @@ import { planJob, shardPayloads, startLocalWorkers } from '../src/job/fan-out.js
 import { jobIdOfObject, readJobStatus } from '../src/job/job-status.js';
 import { bucketStore } from '../src/job/output-store.js';
 import { fourDigits } from '../src/job/object-keys.js';
-import { textTable } from './text-table.js';
+import { textTable } from '../src/cli/text-table.js';
 import { countItems, startLocalSession } from '../local/servers.js';
 
 const HELP = `Usage: npm run burst -- --invocations N [options]

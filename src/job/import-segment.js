@@ -32,6 +32,10 @@ import { startSegmentReport } from './segment-report.js';
  * @property {number} [deadline]  performance.now() time the invocation ends (Lambda's); the segment stops
  *   reading early enough for the rows queued for the table to be written before it
  * @property {boolean} [publishMetrics]  CloudWatch metrics (EMF) each interval; default: in Lambda
+ * @property {AbortSignal} [stop]  once aborted, the segment stops reading at the next record boundary and hands
+ *   over as at stopBy (Ctrl-C on the command line)
+ * @property {AbortSignal} [abandon]  once aborted, the writes going on are given up and their rows handed on, as
+ *   at the deadline (a second Ctrl-C)
  */
 
 /**
@@ -39,7 +43,7 @@ import { startSegmentReport } from './segment-report.js';
  * @param {ImportDeps} deps
  * @returns {Promise<SegmentOutcome>}
  */
-export async function runImport(config, { clients, logger, stopBy = Infinity, deadline = Infinity, publishMetrics = runningInLambda() }) {
+export async function runImport(config, { clients, logger, stopBy = Infinity, deadline = Infinity, publishMetrics = runningInLambda(), stop, abandon }) {
   const start = segmentStart(config);
   await checkTable(clients.dynamodb, config);
   const where = { jobId: start.jobId, shard: start.shard, segment: start.segment, bucket: config.bucket, key: config.key, file: config.file, table: config.table };
@@ -48,7 +52,7 @@ export async function runImport(config, { clients, logger, stopBy = Infinity, de
   const { source } = input;
   const jobId = start.jobId ?? jobIdFor(sourceId(config), source.etag);
   let header = start.header;
-  const report = await startSegmentReport({ config, store, logger, start, jobId, source, header: () => header, publishMetrics });
+  const report = await startSegmentReport({ config, store, logger, start, jobId, source, totalBytes: input.gzip ? undefined : source.contentLength, header: () => header, publishMetrics });
 
   const writer = createBatchWriter({ ...config, client: clients.batchWrite, keyIdOf: keyIdReader(config), stats: report.stats, onReject: report.recordRejection });
   /** @type {ReturnType<typeof createShuffleWindow<import('../types.js').Entry>>} */
@@ -59,10 +63,13 @@ export async function runImport(config, { clients, logger, stopBy = Infinity, de
   // The hand-over must be made before Lambda ends the invocation, even if the drain estimate was wrong
   // (a table that stops answering): then the writes going on are given up and their rows handed on.
   const reserveMs = Math.min(HAND_OVER_RESERVE_MS, config.timeMarginMs / 2);
-  const giveUp = deadline === Infinity ? undefined : setTimeout(() => {
+  const giveUpWrites = () => {
     writer.abandon();
     clients.batchWrite.destroy();
-  }, Math.max(0, deadline - reserveMs - performance.now()));
+  };
+  const giveUp = deadline === Infinity ? undefined : setTimeout(giveUpWrites, Math.max(0, deadline - reserveMs - performance.now()));
+  abandon?.addEventListener('abort', giveUpWrites, { once: true });
+  const tooLong = drainTooLong({ deadline, reserveMs, maxWcu: config.maxWcu, stats: report.stats, queued: () => writer.queued() + shuffle.held() });
   const records = createRecordParser({ delimiter: config.delimiter, lineOffset: start.line, fieldCount: header?.length, encoding: start.encoding ?? config.encoding, atFileStart: start.byte === 0 });
   try {
     // Rows the previous segment left to write go first: they are older than any row this segment reads.
@@ -77,13 +84,15 @@ export async function runImport(config, { clients, logger, stopBy = Infinity, de
       },
       pass: (entry) => shuffle.add(entry),
       report,
+      firstByte: start.byte,
       stopBy,
-      drainTooLong: drainTooLong({ deadline, reserveMs, maxWcu: config.maxWcu, stats: report.stats, queued: () => writer.queued() + shuffle.held() }),
+      drainTooLong: () => stop?.aborted === true || tooLong(),
       bytesLeft: (bytesDone) => input.gzip || start.byte + bytesDone < source.end,
     });
     await shuffle.drain();
     await writer.flush();
     clearTimeout(giveUp);
+    abandon?.removeEventListener('abort', giveUpWrites);
     input.close();
     // Rows left over when the writes were given up are handed on with the checkpoint, read or not to the end.
     const left = writer.leftOver();
@@ -104,6 +113,7 @@ export async function runImport(config, { clients, logger, stopBy = Infinity, de
     // deadline less the reserve, give them up, so that the failed status is still written).
     await writer.flush().catch(() => {});
     clearTimeout(giveUp);
+    abandon?.removeEventListener('abort', giveUpWrites);
     await report.fail(error);
     throw error;
   }

@@ -16,6 +16,7 @@ import { HeaderError, RowError } from '../errors.js';
  * @property {(header: string[]) => BuildItem} onHeader  the header was read: how to build its rows
  * @property {(entry: import('../types.js').Entry) => Promise<void> | undefined} pass  hands an item on
  * @property {Pick<Awaited<ReturnType<typeof import('./segment-report.js').startSegmentReport>>, 'stats' | 'rejectRow' | 'rejectsBacklog'>} report
+ * @property {number} firstByte  where the body starts in the source (decompressed, for gzip): stats.byte counts from it
  * @property {number} stopBy  performance.now() time after which the segment stops
  * @property {() => boolean} [drainTooLong]  whether what is queued for the table could not be written in time: stop too
  * @property {(bytesDone: number) => boolean} bytesLeft  whether the segment has bytes left after this many
@@ -26,7 +27,7 @@ import { HeaderError, RowError } from '../errors.js';
  * @returns {Promise<{ bytesDone: number, stoppedEarly: boolean }>}  bytes of the stream up to the end of the
  *   last record handled: where a checkpoint puts the next segment
  */
-export async function readRows({ body, records, buildItem, onHeader, pass, report, stopBy, drainTooLong = () => false, bytesLeft }) {
+export async function readRows({ body, records, buildItem, onHeader, pass, report, firstByte, stopBy, drainTooLong = () => false, bytesLeft }) {
   const { parser, toRow } = records;
   const { stats } = report;
   let bytesDone = 0;
@@ -61,6 +62,7 @@ export async function readRows({ body, records, buildItem, onHeader, pass, repor
     // A record csv-parse skipped as malformed has no known end: the segment can stop only after one that has.
     if (row.endByte === undefined) continue;
     bytesDone = row.endByte;
+    stats.byte = firstByte + bytesDone;
     if (++sinceClock >= 64) {
       sinceClock = 0;
       if ((performance.now() > stopBy || drainTooLong()) && bytesLeft(bytesDone)) return { bytesDone, stoppedEarly: true };

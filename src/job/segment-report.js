@@ -35,15 +35,17 @@ const REJECT_SAMPLE = 20;
  * @property {import('./checkpoint.js').SegmentStart} start
  * @property {string} jobId
  * @property {{ etag: string, contentLength: number, reopens: () => number }} source
+ * @property {number | undefined} totalBytes  bytes the reader goes through, for a share read: the object's size (unknown when compressed)
  * @property {() => string[] | undefined} header  the file's header, once known (the rejects file repeats it)
  * @property {boolean} publishMetrics
  */
 
 /** @param {SegmentReportOptions} options */
-export async function startSegmentReport({ config, store, logger, start, jobId, source, header, publishMetrics }) {
+export async function startSegmentReport({ config, store, logger, start, jobId, source, totalBytes, header, publishMetrics }) {
   const { segment, shard, shards, rejectSample, rejectsObjects } = start;
   const context = { jobId, shard, segment, bucket: config.bucket, key: config.key, file: config.file, table: config.table };
   const stats = createStats(start.totals);
+  stats.byte = start.byte;
   const rejects = createRejections(stats, rejectSample, createRejectsWriter({ store, key: rejectsKey(config.rejectsPrefix, sourceName(config), jobId, segment, shards > 1 ? shard : undefined, newRunName()), header }));
   const status = createStatusWriter({
     store,
@@ -65,7 +67,7 @@ export async function startSegmentReport({ config, store, logger, start, jobId, 
   const throughput = startThroughputLog(
     stats,
     (line) => {
-      logger.info('throughput', { jobId, shard, segment, ...line });
+      logger.info('throughput', { jobId, shard, segment, ...line, bytes: totalBytes });
       metrics?.(line);
       status.update(statusNow('running'));
     },

@@ -24,8 +24,9 @@ const SUMMARY_NAMES = { wcu: 'wcuConsumed' };
 /** @typedef {(typeof TOTALS)[number]} TotalName */
 /** @typedef {{ [name in TotalName]: number } & { rejectedByReason: Record<string, number> }} Totals */
 /**
- * Totals plus what only the running segment has: calls under way now and the current window.
- * @typedef {Totals & { inFlight: number, window: number }} Stats
+ * Totals plus what only the running segment has: calls under way now, the current window, and the byte
+ * of the source (decompressed, for gzip) after the last record read.
+ * @typedef {Totals & { inFlight: number, window: number, byte: number }} Stats
  */
 
 /**
@@ -33,7 +34,7 @@ const SUMMARY_NAMES = { wcu: 'wcuConsumed' };
  * @returns {Stats}
  */
 export function createStats(totals) {
-  const stats = /** @type {Stats} */ ({ rejectedByReason: Object.create(null), inFlight: 0, window: 0 });
+  const stats = /** @type {Stats} */ ({ rejectedByReason: Object.create(null), inFlight: 0, window: 0, byte: 0 });
   for (const name of TOTALS) stats[name] = totals?.[name] ?? 0;
   if (totals !== undefined) Object.assign(stats.rejectedByReason, totals.rejectedByReason);
   return stats;

@@ -11,9 +11,13 @@ import { round } from './counters.js';
  * @property {number} rowsRead
  * @property {number} written
  * @property {number} rejected
+ * @property {Record<string, number>} rejectedByReason  since the job started
+ * @property {number} byte                  of the source, after the last record read (decompressed, for gzip)
  * @property {number} rowsPerSecond         written in this interval, per second
  * @property {number} averageRowsPerSecond  since the segment started
  * @property {number} wcuPerSecond
+ * @property {number} wcuConsumed           since the job started
+ * @property {number} averageWcuPerSecond   since the segment started
  * @property {number} throttledItems        in this interval
  * @property {number} retries
  * @property {number} inFlight
@@ -31,6 +35,7 @@ import { round } from './counters.js';
 export function startThroughputLog(stats, log, intervalMs, now = () => performance.now()) {
   const startedAt = now();
   const writtenBefore = stats.written;
+  const wcuBefore = stats.wcu;
   let last = { at: startedAt, written: stats.written, wcu: stats.wcu, throttled: stats.throttledItems };
 
   function emit() {
@@ -43,9 +48,13 @@ export function startThroughputLog(stats, log, intervalMs, now = () => performan
       rowsRead: stats.rowsRead,
       written: stats.written,
       rejected: stats.rejected,
+      rejectedByReason: { ...stats.rejectedByReason },
+      byte: stats.byte,
       rowsPerSecond: Math.round((stats.written - last.written) / intervalSeconds),
       averageRowsPerSecond: Math.round((stats.written - writtenBefore) / Math.max(elapsed, 1e-3)),
       wcuPerSecond: Math.round((stats.wcu - last.wcu) / intervalSeconds),
+      wcuConsumed: round(stats.wcu, 1),
+      averageWcuPerSecond: Math.round((stats.wcu - wcuBefore) / Math.max(elapsed, 1e-3)),
       throttledItems: stats.throttledItems - last.throttled,
       retries: stats.retries,
       inFlight: stats.inFlight,

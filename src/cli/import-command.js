@@ -1,0 +1,199 @@
+/**
+ * `import <source> --table T`: the Lambda's pipeline in this process, on an S3 object or a local file,
+ * against AWS (the SDK's credentials and region: environment, profile, SSO) or, with --local, against
+ * DynamoDB Local started for the run. A live view on a terminal, JSON lines otherwise (or with --json).
+ * Ctrl-C stops reading at a record boundary, lets the writes in flight end and saves a checkpoint that
+ * --resume goes on from; a second Ctrl-C gives those writes up too, and their rows go with the checkpoint.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { clientsFor } from '../clients.js';
+import { OPTION_VARIABLES, resolveConfig } from '../config.js';
+import { ConfigError } from '../errors.js';
+import { runJob } from '../handler.js';
+import { outputStoreFor } from '../job/output-store.js';
+import { logger as jsonLogger } from '../observe/logger.js';
+import { sourceWhere } from '../source/source-name.js';
+import { payloadOf, withFlagNames } from './import-flags.js';
+import { createLiveView } from './live-view.js';
+import { summaryText } from './summary-text.js';
+
+/** Endpoint overrides the command honours from the environment (an S3-compatible server, a proxy). */
+const KEPT_VARIABLES = new Set(['DYNAMODB_ENDPOINT', 'S3_ENDPOINT']);
+
+/**
+ * @typedef {object} CommandFlags
+ * @property {boolean} [json]
+ * @property {boolean} [local]
+ * @property {string} [resume]
+ * @property {string} [region]
+ * @property {string} [profile]
+ */
+
+/**
+ * @param {string} source
+ * @param {Record<string, unknown> & CommandFlags} flags
+ * @param {{ resumeCommand: (checkpointFile: string) => string }} how  the command line that resumes
+ * @returns {Promise<number>} the exit code
+ */
+export async function importCommand(source, flags, how) {
+  const payload = payloadOf(source, flags);
+  if (flags.resume !== undefined) payload.checkpoint = readCheckpointFile(flags.resume, payload);
+  if (flags.profile !== undefined) process.env.AWS_PROFILE = flags.profile;
+  // Only flags set import options here: a TABLE_NAME or CONCURRENCY left in the shell must not.
+  for (const name of OPTION_VARIABLES) if (!KEPT_VARIABLES.has(name)) delete process.env[name];
+
+  const local = flags.local ? await startLocal(payload) : undefined;
+  try {
+    process.env.AWS_REGION = flags.region ?? (local === undefined ? await defaultRegion() : local.region);
+    let config;
+    try {
+      config = resolveConfig(payload, process.env);
+    } catch (error) {
+      throw withFlagNames(error);
+    }
+    await local?.prepareTable(config);
+    clientsFor(config); // the SDK's warnings, if any, come before the live view
+    const code = await runWithView(payload, config, flags, how);
+    await local?.reportTable(config);
+    return code;
+  } finally {
+    await local?.stop();
+  }
+}
+
+/**
+ * @param {Record<string, unknown>} payload
+ * @param {import('../config.js').ImportConfig} config
+ * @param {CommandFlags} flags
+ * @param {{ resumeCommand: (checkpointFile: string) => string }} how
+ */
+async function runWithView(payload, config, flags, how) {
+  const where = sourceWhere(config);
+  const live = !flags.json && process.stdout.isTTY === true && !(config.shards > 1 || config.bytesPerShard !== undefined);
+  const view = live ? createLiveView({ stream: process.stdout, label: `${path.basename(where)} → ${config.table}` }) : undefined;
+  const say = view?.say ?? ((/** @type {string} */ text) => process.stderr.write(`${text}\n`));
+  const stop = new AbortController();
+  const abandon = new AbortController();
+  const onSignal = () => {
+    if (!stop.signal.aborted) {
+      stop.abort();
+      view?.setNote('stopping: draining');
+      say('Stopping at the next record boundary; the writes in flight are let finish. Press Ctrl-C again to give them up.');
+    } else if (!abandon.signal.aborted) {
+      abandon.abort();
+      view?.setNote('stopping: writes given up');
+      say('Giving up the writes in flight; their rows are saved with the checkpoint and written first on resume.');
+    } else {
+      process.exit(130);
+    }
+  };
+  process.on('SIGINT', onSignal);
+  let result;
+  try {
+    result = await runJob(payload, config, undefined, { log: view?.logger ?? jsonLogger, stop: stop.signal, abandon: abandon.signal });
+  } finally {
+    process.off('SIGINT', onSignal);
+    view?.stop();
+  }
+  const store = outputStoreFor(config, clientsFor(config).s3);
+
+  const checkpoint = 'stopped' in result ? result.checkpoint : undefined;
+  if (checkpoint !== undefined) {
+    const file = writeCheckpointFile(checkpoint, { source: where, table: config.table });
+    const replay = checkpoint.replay;
+    const lines = [
+      `Stopped at line ${checkpoint.line.toLocaleString('en-US')} (byte ${checkpoint.byte.toLocaleString('en-US')}): ${checkpoint.totals.rowsRead.toLocaleString('en-US')} rows read, ${checkpoint.totals.written.toLocaleString('en-US')} written, ${checkpoint.totals.rejected.toLocaleString('en-US')} rejected.`,
+      ...(replay === undefined
+        ? []
+        : [`${replay.rows.toLocaleString('en-US')} rows whose writes were given up are saved in ${store.where(replay.key)}; the resume writes them first (some may be in the table already: writing them again changes nothing).`]),
+      `Checkpoint: ${file}`,
+      'Resume with:',
+      `  ${how.resumeCommand(file)}`,
+    ];
+    if (flags.json) process.stdout.write(`${JSON.stringify({ stopped: true, jobId: checkpoint.jobId, checkpointFile: file, byte: checkpoint.byte, line: checkpoint.line, rowsToReplay: replay?.rows ?? 0 })}\n`);
+    process.stderr.write(`${lines.join('\n')}\n`);
+    return 130;
+  }
+  const summary = /** @type {import('./summary-text.js').SummaryFigures} */ (/** @type {unknown} */ (result));
+  if (live) process.stdout.write(`${summaryText(summary, { source: where, table: config.table, locate: store.where })}\n`);
+  else process.stdout.write(`${JSON.stringify(result)}\n`);
+  return summary.balanced === false ? 1 : 0;
+}
+
+/**
+ * The region of the SDK's default chain (AWS_REGION, the profile's region, SSO).
+ * @returns {Promise<string>}
+ */
+async function defaultRegion() {
+  const probe = new DynamoDBClient({});
+  try {
+    return await probe.config.region();
+  } catch {
+    throw new ConfigError('--region', undefined, 'no AWS region is configured: pass --region us-east-1 (the table\'s region), set AWS_REGION, or use a profile that has one (--profile)');
+  } finally {
+    probe.destroy();
+  }
+}
+
+/**
+ * @param {import('../job/checkpoint.js').Checkpoint} checkpoint
+ * @param {{ source: string, table: string }} of
+ */
+function writeCheckpointFile(checkpoint, of) {
+  const file = path.resolve(`${checkpoint.jobId}.checkpoint.json`);
+  writeFileSync(file, `${JSON.stringify({ ...of, savedAt: new Date().toISOString(), checkpoint }, null, 1)}\n`);
+  return file;
+}
+
+/**
+ * The checkpoint a stopped run saved, checked to be of this source and table.
+ * @param {string} file @param {Record<string, unknown>} payload
+ */
+function readCheckpointFile(file, payload) {
+  let saved;
+  try {
+    saved = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new ConfigError('--resume', file, `cannot read it as a checkpoint (${/** @type {Error} */ (error).message}); pass the file a stopped import printed`);
+  }
+  const source = sourceWhere(/** @type {any} */ (payload));
+  if (saved?.source !== source || saved?.table !== payload.table) {
+    throw new ConfigError('--resume', file, `it is the checkpoint of ${saved?.source} into ${saved?.table}; resume with that source and --table ${saved?.table}`);
+  }
+  return saved.checkpoint;
+}
+
+/**
+ * DynamoDB Local (and the S3 emulator) for this run, with the table created from the key options.
+ * @param {Record<string, unknown>} payload
+ */
+async function startLocal(payload) {
+  if (payload.file === undefined) {
+    throw new ConfigError('--local', true, 'the local S3 emulator starts empty on each run: import a local file with --local (the path instead of s3://...), or point S3_ENDPOINT at a running S3-compatible server');
+  }
+  const { startLocalServers, createTable, countItems, LOCAL_REGION } = await import('../../local/servers.js');
+  process.stderr.write('Starting DynamoDB Local on 127.0.0.1...\n');
+  const servers = await startLocalServers({ buckets: [] });
+  process.env.DYNAMODB_ENDPOINT = servers.dynamodbEndpoint;
+  process.env.S3_ENDPOINT = servers.s3Endpoint;
+  return {
+    region: LOCAL_REGION,
+    /** @param {import('../config.js').ImportConfig} config */
+    async prepareTable(config) {
+      const typeOf = (/** @type {string} */ column) => (config.columnTypes[column] === 'N' ? /** @type {const} */ ('N') : /** @type {const} */ ('S'));
+      await createTable(servers.dynamodb, config.table, {
+        partition: { name: config.keyColumn, type: typeOf(config.keyColumn) },
+        sort: config.sortKeyColumn === undefined ? undefined : { name: config.sortKeyColumn, type: typeOf(config.sortKeyColumn) },
+      });
+      process.stderr.write(`DynamoDB Local at ${servers.dynamodbEndpoint}; table ${config.table} created\n`);
+    },
+    /** @param {import('../config.js').ImportConfig} config */
+    async reportTable(config) {
+      const items = await countItems(servers.dynamodb, config.table);
+      process.stderr.write(`DynamoDB Local's table ${config.table} holds ${items.toLocaleString('en-US')} items (discarded when this run ends)\n`);
+    },
+    stop: () => servers.stop(),
+  };
+}

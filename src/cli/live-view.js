@@ -1,0 +1,97 @@
+/**
+ * The live view of an import on a terminal: four lines redrawn in place a few times a second (the share
+ * of the source read, rows, rates, window, throttling, rejects, elapsed and ETA), fed by the same
+ * throughput lines the JSON log carries. Warnings and errors print above it. cli-progress draws it.
+ */
+import cliProgress from 'cli-progress';
+
+/** @typedef {import('../observe/throughput.js').ThroughputLine & { bytes?: number }} Line */
+
+/**
+ * @param {object} options
+ * @param {NodeJS.WriteStream} options.stream
+ * @param {string} options.label  what goes where: "people.csv → Orders"
+ * @param {() => number} [options.now]  milliseconds clock
+ */
+export function createLiveView({ stream, label, now = () => performance.now() }) {
+  const startedAt = now();
+  const bars = new cliProgress.MultiBar(
+    { stream, fps: 5, hideCursor: true, clearOnComplete: false, stopOnComplete: false, linewrap: false, barsize: 30, autopadding: true, format: '{label} {bar} {share}  {clock}' },
+    cliProgress.Presets.shades_classic,
+  );
+  const progress = bars.create(1, 0, { label, share: 'starting...', clock: '' });
+  const rows = bars.create(1, 0, { text: '' }, { format: '  {text}' });
+  const rates = bars.create(1, 0, { text: '' }, { format: '  {text}' });
+  const pace = bars.create(1, 0, { text: '' }, { format: '  {text}' });
+  let throttled = 0;
+  /** @type {{ at: number, byte: number } | undefined} */
+  let firstLine;
+  /** @type {Line | undefined} */
+  let last;
+  let note = '';
+
+  /** @param {Line} line */
+  function show(line) {
+    const at = now();
+    firstLine ??= { at, byte: line.byte };
+    throttled += line.throttledItems;
+    last = line;
+    const elapsed = (at - startedAt) / 1000;
+    const total = line.bytes;
+    const readRate = (line.byte - firstLine.byte) / Math.max((at - firstLine.at) / 1000, 1e-3);
+    const eta = total === undefined || readRate <= 0 ? undefined : (total - line.byte) / readRate;
+    const share = total === undefined ? `${megabytes(line.byte)} read (compressed: size unknown)` : `${percent(line.byte, total)} of ${megabytes(total)}`;
+    progress.setTotal(Math.max(total ?? line.byte, 1));
+    progress.update(line.byte, { label, share, clock: `elapsed ${duration(elapsed)}${eta === undefined ? '' : `  ETA ${duration(eta)}`}${note}` });
+    rows.update(0, { text: `rows  read ${count(line.rowsRead)}  written ${count(line.written)}  rejected ${count(line.rejected)}${reasons(line.rejectedByReason)}` });
+    rates.update(0, { text: `rate  ${count(line.rowsPerSecond)} rows/s now, ${count(line.averageRowsPerSecond)} avg   ${count(line.wcuPerSecond)} WCU/s now, ${count(line.averageWcuPerSecond)} avg` });
+    pace.update(0, { text: `pace  window ${line.window}, ${line.inFlight} in flight   throttled ${count(throttled)} items   ${count(line.retries)} calls re-sent` });
+  }
+
+  /** @param {string} level @param {string} message @param {Record<string, unknown>} fields */
+  function print(level, message, fields) {
+    const detail = ['error', 'reason', 'line', 'byte', 'rows'].filter((name) => fields[name] !== undefined).map((name) => `${name} ${fields[name]}`).join(', ');
+    bars.log(`${level}: ${message}${detail === '' ? '' : ` (${detail})`}\n`);
+  }
+
+  /** @type {import('../types.js').Logger} */
+  const logger = {
+    info(message, fields) {
+      if (message === 'throughput') show(/** @type {Line} */ (/** @type {unknown} */ (fields)));
+    },
+    warn: (message, fields) => print('warning', message, fields),
+    error: (message, fields) => print('error', message, fields),
+  };
+
+  return {
+    logger,
+    /** A line above the view. @param {string} text */
+    say: (text) => bars.log(`${text}\n`),
+    /** A note beside the clock, such as "stopping". @param {string} text */
+    setNote(text) {
+      note = text === '' ? '' : `  ${text}`;
+      if (last !== undefined) show({ ...last, throttledItems: 0 });
+    },
+    /** Stops redrawing; the last frame stays on the screen. */
+    stop: () => bars.stop(),
+  };
+}
+
+const count = (/** @type {number} */ n) => Math.round(n).toLocaleString('en-US');
+const megabytes = (/** @type {number} */ bytes) => `${(bytes / 1e6).toFixed(bytes < 1e7 ? 2 : 0)} MB`;
+const percent = (/** @type {number} */ part, /** @type {number} */ whole) => `${whole === 0 ? 100 : Math.floor((100 * part) / whole)}%`;
+
+/** @param {Record<string, number> | undefined} byReason */
+function reasons(byReason) {
+  const parts = Object.entries(byReason ?? {}).map(([reason, n]) => `${reason} ${count(n)}`);
+  return parts.length === 0 ? '' : ` (${parts.join(', ')})`;
+}
+
+/** 75 → "1:15", 3725 → "1:02:05". @param {number} seconds */
+export function duration(seconds) {
+  const s = Math.max(0, Math.round(seconds));
+  const hours = Math.floor(s / 3600);
+  const minutes = Math.floor((s % 3600) / 60);
+  const rest = String(s % 60).padStart(2, '0');
+  return hours > 0 ? `${hours}:${String(minutes).padStart(2, '0')}:${rest}` : `${minutes}:${rest}`;
+}

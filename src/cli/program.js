@@ -1,0 +1,105 @@
+/**
+ * The `ddbload` command line: `import` (an S3 object or a local file into an existing table, from any machine),
+ * `status` (a job's state) and `generate` (test files). Each has --help with examples.
+ */
+import { Command, Option } from 'commander';
+import { generate, HELP as GENERATE_HELP, parseGeneratorArgs } from '../../data-generator/generate.js';
+import { importCommand } from './import-command.js';
+import { OPTION_FLAGS } from './import-flags.js';
+import { statusCommand } from './status-command.js';
+
+export const NAME = 'ddbload';
+
+const IMPORT_EXAMPLES = `
+Examples:
+  $ ${NAME} import s3://my-bucket/imports/people.csv --table People --types balance:N,active:BOOL
+  $ ${NAME} import ./people.csv --table People --max-wcu 2000 --profile prod --region eu-west-1
+  $ ${NAME} import ./people.csv --table People --local        (DynamoDB Local, started for the run)
+  $ ${NAME} import ./people.csv --table People --json > import.log
+  $ ${NAME} import ./people.csv --table People --resume <job id>.checkpoint.json
+
+On a terminal the import shows a live view; --json (or output that is not a terminal) prints one JSON
+line a second and the JSON summary last. Ctrl-C stops at a record boundary, lets the writes in flight
+end, saves a checkpoint and prints the command that resumes; a second Ctrl-C gives those writes up (their
+rows are saved with the checkpoint and written first on resume).
+
+A local file's rejects go to rejects/<file name>/<job id>/ beside it, and its status to _imports/<job id>/
+(--output-dir moves both); an S3 object's go to its bucket, under rejects/ and _imports/.
+Credentials and region come from the AWS SDK's default chain (environment, --profile, SSO).`;
+
+const STATUS_EXAMPLES = `
+Examples:
+  $ ${NAME} status ./people.csv                     (the import of a local file, from the status beside it)
+  $ ${NAME} status s3://my-bucket/imports/people.csv
+  $ ${NAME} status 3f2a9c1e-0b7d-5e4f-9a1c-2d3e4f5a6b7c --bucket my-bucket --watch
+  $ ${NAME} status 3f2a9c1e-0b7d-5e4f-9a1c-2d3e4f5a6b7c --stage dev`;
+
+/** @param {string[]} argv  the arguments after the command's name */
+export function buildProgram(argv) {
+  const program = new Command(NAME)
+    .description('Load CSV files from S3 or this machine into an existing DynamoDB table, fast, without losing a row.')
+    .showHelpAfterError('(add --help for the options and examples)')
+    .exitOverride();
+
+  const importer = program
+    .command('import')
+    .description('import an S3 object (s3://bucket/key) or a local file into an existing table')
+    .argument('<source>', 's3://bucket/key, or a path to a local file')
+    .showHelpAfterError('(add --help for the options and examples)');
+  for (const [flag, , value, help] of OPTION_FLAGS) importer.option(value === undefined ? flag : `${flag} <${value}>`, help);
+  importer
+    .addOption(new Option('--local', 'run on DynamoDB Local, started for this run (a local file only); the table is created'))
+    .option('--json', 'JSON lines and a JSON summary, as on Lambda, even on a terminal')
+    .option('--resume <file>', 'go on from the checkpoint a stopped import saved')
+    .option('--region <region>', "the table's and bucket's region (default: the SDK's: AWS_REGION, the profile)")
+    .option('--profile <name>', 'the AWS profile to use (default: AWS_PROFILE, else the default chain)')
+    .addHelpText('after', IMPORT_EXAMPLES)
+    .action(async (source, flags) => {
+      process.exitCode = await importCommand(source, flags, { resumeCommand: (file) => resumeCommand(argv, file) });
+    });
+
+  program
+    .command('status')
+    .description("a job's state, per shard and in total")
+    .argument('<job>', 'a job id, s3://bucket/key, or the path of a local file imported')
+    .option('--bucket <name>', 'the bucket the job status is in (AWS)')
+    .option('--stage <stage>', "the demo stack's bucket: csv-import-<stage>-<region>-source")
+    .option('--region <region>', 'with --stage (default: AWS_REGION, else us-east-1)')
+    .option('--dir <dir>', "the directory a local file's import wrote its status to (its --output-dir)")
+    .option('--prefix <prefix>', 'the status prefix', '_imports/')
+    .option('--watch', 'print again every second until the job is done or failed')
+    .option('--json', 'the status as JSON')
+    .addHelpText('after', STATUS_EXAMPLES)
+    .action(async (job, flags) => {
+      process.exitCode = await statusCommand(job, flags);
+    });
+
+  program
+    .command('generate')
+    .description('write a realistic test CSV of person rows to a file, stdout or S3 (--help for its options)')
+    .helpOption(false)
+    .allowUnknownOption()
+    .allowExcessArguments()
+    .action(async (_flags, command) => {
+      const args = parseGeneratorArgs(command.args);
+      if (args.help) process.stdout.write(`${GENERATE_HELP.replace('node data-generator/generate.js', `${NAME} generate`)}\n`);
+      else await generate(args);
+    });
+  return program;
+}
+
+/**
+ * The command line that resumes this one from a checkpoint file: the same arguments, with --resume.
+ * @param {string[]} argv @param {string} file
+ */
+export function resumeCommand(argv, file) {
+  const kept = [];
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === '--resume') i++;
+    else if (!argv[i].startsWith('--resume=')) kept.push(argv[i]);
+  }
+  return [`npx ${NAME}`, ...[...kept, '--resume', file].map(shellQuote)].join(' ');
+}
+
+/** @param {string} word */
+const shellQuote = (word) => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`);

@@ -1,0 +1,110 @@
+/**
+ * `status <job | s3://bucket/key | file>`: a job's state, per shard and in total, from the status objects its
+ * shards write: in a bucket on AWS (--bucket or --stage), in the directory of a local file's import (--dir,
+ * or the file itself), or on the local servers of a running `npm start` or `npm run burst`.
+ */
+import { S3Client } from '@aws-sdk/client-s3';
+import path from 'node:path';
+import { jobIdOfObject, readJobStatus } from '../job/job-status.js';
+import { bucketStore, directoryStore } from '../job/output-store.js';
+import { openFileSource } from '../source/file-object.js';
+import { jobIdFor } from '../job/checkpoint.js';
+import { sourceId } from '../source/source-name.js';
+import { textTable } from './text-table.js';
+import { readLocalSession } from '../../local/session.js';
+
+/**
+ * @typedef {object} StatusFlags
+ * @property {string} [bucket]
+ * @property {string} [stage]
+ * @property {string} [region]
+ * @property {string} [dir]
+ * @property {string} prefix
+ * @property {boolean} [watch]
+ * @property {boolean} [json]
+ */
+
+/**
+ * @param {string} job
+ * @param {StatusFlags} flags
+ * @returns {Promise<number>} the exit code: 2 when the job failed or was lost
+ */
+export async function statusCommand(job, flags) {
+  const target = await resolveTarget(job, flags);
+  for (;;) {
+    const status = await readJobStatus(target.store, flags.prefix, target.jobId);
+    if (status === undefined) {
+      throw new Error(`${target.store.where(`${flags.prefix}${target.jobId}/`)} holds no status: check the job id and where it ran (a job writes its status once it starts)`);
+    }
+    if (flags.json) process.stdout.write(`${JSON.stringify(status)}\n`);
+    else process.stdout.write(`${formatJobStatus(status, target.store.where)}\n`);
+    const ended = status.total.state === 'done' || status.total.state === 'failed' || status.total.state === 'lost';
+    if (!flags.watch || ended) return status.total.state === 'failed' || status.total.state === 'lost' ? 2 : 0;
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+}
+
+/**
+ * @param {string} job
+ * @param {StatusFlags} options
+ * @returns {Promise<{ store: import('../job/output-store.js').OutputStore, jobId: string }>}
+ */
+async function resolveTarget(job, options) {
+  if (!job.startsWith('s3://') && !/^[0-9a-f-]{36}$/.test(job)) {
+    // A local file: its job is its current version's, and its status is beside it.
+    const file = path.resolve(job);
+    const source = await openFileSource(file).catch(() => {
+      throw new Error(`"${job}" is not a job id (a UUID such as 3f2a9c1e-...), s3://bucket/key, nor a file that can be read`);
+    });
+    source.body.destroy();
+    return { store: directoryStore(options.dir ?? path.dirname(file)), jobId: jobIdFor(sourceId({ file, bucket: undefined, key: undefined }), source.etag) };
+  }
+  if (options.dir !== undefined) {
+    if (job.startsWith('s3://')) throw new Error('--dir is for the status of a local file\'s import; for s3://bucket/key, leave --dir out');
+    return { store: directoryStore(path.resolve(options.dir)), jobId: job };
+  }
+  const region = options.region ?? process.env.AWS_REGION ?? 'us-east-1';
+  /** @type {S3Client} */
+  let s3;
+  let bucket = options.bucket ?? (options.stage === undefined ? undefined : `csv-import-${options.stage}-${region}-source`);
+  if (bucket !== undefined || job.startsWith('s3://')) {
+    const endpoint = process.env.S3_ENDPOINT;
+    s3 = new S3Client({ region, ...(endpoint ? { endpoint, forcePathStyle: true } : {}) });
+  } else {
+    const session = readLocalSession();
+    if (session === undefined) {
+      throw new Error('no local servers are running (status of a local job lives only while its npm start or npm run burst runs); for AWS, add --bucket NAME or --stage STAGE');
+    }
+    s3 = new S3Client({ region: session.region, endpoint: session.s3Endpoint, forcePathStyle: true, credentials: session.credentials });
+    bucket = session.bucket;
+  }
+  if (job.startsWith('s3://')) {
+    const [objectBucket, ...keyParts] = job.slice(5).split('/');
+    const key = keyParts.join('/');
+    const jobId = await jobIdOfObject(s3, objectBucket, key).catch((error) => {
+      throw new Error(`cannot read ${job} (${error.name}); check the bucket and key`);
+    });
+    return { store: bucketStore(s3, objectBucket), jobId };
+  }
+  if (!/^[0-9a-f-]{36}$/.test(job)) throw new Error(`"${job}" is not a job id (a UUID such as 3f2a9c1e-...) nor s3://bucket/key`);
+  return { store: bucketStore(s3, /** @type {string} */ (bucket)), jobId: job };
+}
+
+/**
+ * @param {import('../job/job-status.js').JobStatus} status
+ * @param {(key: string) => string} locate  where a person finds a rejects file
+ */
+export function formatJobStatus(status, locate) {
+  const n = (/** @type {number | undefined} */ value) => (value ?? 0).toLocaleString('en-US');
+  const plan = status.plan;
+  const head = `job ${status.jobId}  ${plan === undefined ? '' : `${plan.file ?? `s3://${plan.bucket}/${plan.key}`}  `}${status.total.state}  ${status.shards.length} shard${status.shards.length === 1 ? '' : 's'}${plan?.note ? `  (${plan.note})` : ''}`;
+  const rows = [['shard', 'state', 'rows read', 'written', 'rejected', 'rows/s', 'runner', 'rejects files / error']];
+  for (const shard of status.shards) {
+    const runner = shard.runner === undefined ? '' : 'pid' in shard.runner ? `pid ${shard.runner.pid}` : shard.runner.logStream;
+    const detail = shard.error ?? (shard.rejectsObjects ?? []).map(locate).join(' ');
+    rows.push([String(shard.shard + 1), shard.state, n(shard.rowsRead), n(shard.written), n(shard.rejected), n(shard.rowsPerSecond), runner, detail]);
+  }
+  const t = status.total;
+  rows.push(['total', t.state, n(t.rowsRead), n(t.written), n(t.rejected), n(t.rowsPerSecond), '', `${t.seconds} s, books ${t.balanced ? 'balanced' : 'open'}`]);
+  return [head, ...textTable(rows, (c) => c >= 2 && c <= 5)].join('\n');
+}
