@@ -19,8 +19,8 @@ import { payloadOf, withFlagNames } from './import-flags.js';
 import { createLiveView } from './live-view.js';
 import { summaryText } from './summary-text.js';
 
-/** Endpoint overrides the command honours from the environment (an S3-compatible server, a proxy). */
-const KEPT_VARIABLES = new Set(['DYNAMODB_ENDPOINT', 'S3_ENDPOINT']);
+/** What the command takes from the environment besides the SDK's own settings: the region, endpoint overrides. */
+const KEPT_VARIABLES = new Set(['AWS_REGION', 'DYNAMODB_ENDPOINT', 'S3_ENDPOINT']);
 
 /**
  * @typedef {object} CommandFlags

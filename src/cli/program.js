@@ -46,7 +46,11 @@ export function buildProgram(argv) {
     .description('import an S3 object (s3://bucket/key) or a local file into an existing table')
     .argument('<source>', 's3://bucket/key, or a path to a local file')
     .showHelpAfterError('(add --help for the options and examples)');
-  for (const [flag, , value, help] of OPTION_FLAGS) importer.option(value === undefined ? flag : `${flag} <${value}>`, help);
+  for (const [flag, , value, help] of OPTION_FLAGS) {
+    const spelled = value === undefined ? flag : `${flag} <${value}>`;
+    if (flag === '--table') importer.requiredOption(spelled, help);
+    else importer.option(spelled, help);
+  }
   importer
     .addOption(new Option('--local', 'run on DynamoDB Local, started for this run (a local file only); the table is created'))
     .option('--json', 'JSON lines and a JSON summary, as on Lambda, even on a terminal')

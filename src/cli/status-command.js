@@ -97,7 +97,9 @@ async function resolveTarget(job, options) {
 export function formatJobStatus(status, locate) {
   const n = (/** @type {number | undefined} */ value) => (value ?? 0).toLocaleString('en-US');
   const plan = status.plan;
-  const head = `job ${status.jobId}  ${plan === undefined ? '' : `${plan.file ?? `s3://${plan.bucket}/${plan.key}`}  `}${status.total.state}  ${status.shards.length} shard${status.shards.length === 1 ? '' : 's'}${plan?.note ? `  (${plan.note})` : ''}`;
+  const of = plan ?? status.shards[0];
+  const source = of?.file ?? (of?.key === undefined ? undefined : `s3://${of.bucket}/${of.key}`);
+  const head = `job ${status.jobId}  ${source === undefined ? '' : `${source}  `}${status.total.state}  ${status.shards.length} shard${status.shards.length === 1 ? '' : 's'}${plan?.note ? `  (${plan.note})` : ''}`;
   const rows = [['shard', 'state', 'rows read', 'written', 'rejected', 'rows/s', 'runner', 'rejects files / error']];
   for (const shard of status.shards) {
     const runner = shard.runner === undefined ? '' : 'pid' in shard.runner ? `pid ${shard.runner.pid}` : shard.runner.logStream;

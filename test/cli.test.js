@@ -1,0 +1,318 @@
+/**
+ * The `ddbload` command, run as a person runs it (a child process, in a pseudo-terminal for the live view)
+ * against the local servers (an S3 object, or a local file), checked against the sequential oracle: the
+ * table's items, the rejects files and the books. Ctrl-C and --resume, once and twice, end to end.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { parse } from 'csv-parse/sync';
+import { describe, expect, it } from 'vitest';
+import { runJob } from '../src/handler.js';
+import { resolveConfig } from '../src/config.js';
+import { compare, scanTable, tableKeysFor } from './oracle/differential.js';
+import { expectedImport } from './oracle/oracle.js';
+import { mixedCsv } from './support/imports.js';
+import { startFaultProxy } from './support/fault-proxy.js';
+import { createTable, TEST_BUCKET, upload, useCleanups, useLocalServers } from './support/local.js';
+
+const MAIN = path.resolve('src/cli/main.js');
+const OPTIONS = { keyColumn: 'id', generateKey: false, columnTypes: /** @type {Record<string, any>} */ ({ n: 'N' }), delimiter: ',', shuffleWindow: 0 };
+
+/**
+ * Runs the command. `onStdout` sees its output as it comes and may signal it.
+ * @param {string[]} args
+ * @param {{ cwd: string, env: Record<string, string | undefined>, onStdout?: (text: string, child: import('node:child_process').ChildProcess) => void, timeoutMs?: number }} options
+ * @returns {Promise<{ code: number | null, stdout: string, stderr: string }>}
+ */
+function runCli(args, { cwd, env, onStdout, timeoutMs = 120_000 }) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [MAIN, ...args], { cwd, env: { ...env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`ddbload ${args.join(' ')} ran past ${timeoutMs} ms; stderr: ${stderr}`));
+    }, timeoutMs);
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+      onStdout?.(stdout, child);
+    });
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/**
+ * Runs the command in a pseudo-terminal (util-linux `script`), as on a person's terminal.
+ * @param {string[]} args @param {{ cwd: string, env: Record<string, string | undefined> }} options
+ */
+function runCliOnTerminal(args, { cwd, env }) {
+  const command = [process.execPath, MAIN, ...args].map((word) => `'${word}'`).join(' ');
+  return new Promise((resolve) => {
+    const child = spawn('script', ['-qfec', command, '/dev/null'], { cwd, env: { ...env, COLUMNS: '120', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk) => {
+      output += chunk;
+    });
+    child.on('close', (code) => resolve({ code, output }));
+  });
+}
+
+/** Every row of every rejects file under a directory (without their header lines). @param {string} dir */
+function rejectsUnder(dir) {
+  /** @type {string[][]} */
+  const rows = [];
+  const walk = (/** @type {string} */ at) => {
+    for (const entry of readdirSync(at, { withFileTypes: true })) {
+      const full = path.join(at, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else if (entry.name.endsWith('.csv')) rows.push(...parse(readFileSync(full, 'utf8'), { relax_column_count: true }).slice(1));
+    }
+  };
+  walk(path.join(dir, 'rejects'));
+  return rows;
+}
+
+/** The JSON lines of an output, parsed. @param {string} stdout */
+const jsonLines = (stdout) => stdout.trim().split('\n').map((line) => JSON.parse(line));
+
+describe('the ddbload command', () => {
+  const local = useLocalServers();
+  const cleanup = useCleanups(local.env);
+  /** A directory for the test's files, removed after it. */
+  const workDir = () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'ddbload-'));
+    cleanup(() => rmSync(dir, { recursive: true, force: true }));
+    return dir;
+  };
+
+  /**
+   * Differences between what the oracle expects of these bytes and what the table and the rejects hold.
+   * @param {Buffer} bytes @param {string} table @param {string[][]} rejects @param {Record<string, any>} summary
+   */
+  async function differencesFor(bytes, table, rejects, summary) {
+    const items = await scanTable(local.env, table);
+    return compare(expectedImport(bytes, OPTIONS), { summary, thrown: undefined, items, rejects, proxies: {} }, OPTIONS);
+  }
+
+  it('imports a local file in --json mode: the Lambda\'s JSON lines, its summary last, rejects beside the file', async () => {
+    const dir = workDir();
+    const { csv } = mixedCsv(3_000, { duplicates: true });
+    writeFileSync(path.join(dir, 'people.csv'), csv);
+    const table = await createTable(local.dynamodb, tableKeysFor(OPTIONS));
+
+    const { code, stdout, stderr } = await runCli(['import', 'people.csv', '--table', table, '--types', 'n:N', '--json', '--log-interval-ms', '100'], { cwd: dir, env: process.env });
+    expect(stderr).not.toMatch(/error/i);
+    expect(code).toBe(0);
+    expect(stdout).not.toContain('\u001b['); // no escape codes
+    const lines = jsonLines(stdout);
+    const summary = lines.at(-1);
+    expect(await differencesFor(Buffer.from(csv), table, rejectsUnder(dir), summary)).toEqual([]);
+
+    // The same import through the Lambda's entry (the object in S3, another table): the same lines and summary.
+    const lambdaTable = await createTable(local.dynamodb, tableKeysFor(OPTIONS));
+    await upload(local.s3, 'cli/people.csv', csv);
+    const payload = { bucket: TEST_BUCKET, key: 'cli/people.csv', table: lambdaTable, columnTypes: { n: 'N' } };
+    const lambdaSummary = JSON.parse(JSON.stringify(await runJob(payload, resolveConfig(payload, process.env), undefined, { log: { info() {}, warn() {}, error() {} } })));
+    const books = (/** @type {Record<string, unknown>} */ s) => ({ rowsRead: s.rowsRead, written: s.written, rejected: s.rejected, duplicatesCollapsed: s.duplicatesCollapsed, rejectedByReason: s.rejectedByReason, balanced: s.balanced, rejectSample: s.rejectSample });
+    expect(books(summary)).toEqual(books(lambdaSummary));
+    expect(Object.keys(summary).filter((name) => name !== 'file').sort()).toEqual(Object.keys(lambdaSummary).filter((name) => name !== 'bucket' && name !== 'key').sort());
+    const throughput = lines.filter((line) => line.message === 'throughput');
+    expect(throughput.length).toBeGreaterThan(0);
+    for (const line of throughput) {
+      expect(line).toMatchObject({ level: 'INFO', service: 'csv-import', jobId: summary.jobId, shard: 0, segment: 1 });
+      expect(Object.keys(line)).toEqual(expect.arrayContaining(['rowsRead', 'written', 'rejected', 'rowsPerSecond', 'wcuPerSecond', 'throttledItems', 'window', 'byte', 'bytes']));
+    }
+    expect(lines.find((line) => line.message === 'summary')).toMatchObject(summary);
+  });
+
+  it('imports an S3 object with the SDK\'s default credentials and region', async () => {
+    const dir = workDir();
+    const { csv } = mixedCsv(1_000);
+    await upload(local.s3, 'cli/s3-source.csv', csv);
+    const table = await createTable(local.dynamodb, tableKeysFor(OPTIONS));
+    // Credentials and region reach the command only through the environment, as from a profile or SSO.
+    const { code, stdout } = await runCli(['import', `s3://${TEST_BUCKET}/cli/s3-source.csv`, '--table', table, '--types', 'n:N', '--json'], { cwd: dir, env: { ...process.env, TABLE_NAME: 'not-this-one', CONCURRENCY: 'not a number' } });
+    expect(code).toBe(0);
+    const summary = jsonLines(stdout).at(-1);
+    expect(summary).toMatchObject({ bucket: TEST_BUCKET, key: 'cli/s3-source.csv', table, balanced: true });
+    const rejects = [];
+    for (const key of summary.rejectsObjects) {
+      const { readRejects } = await import('./support/local.js');
+      rejects.push(...(await readRejects(local.s3, key)).slice(1));
+    }
+    expect(await differencesFor(Buffer.from(csv), table, rejects, summary)).toEqual([]);
+  });
+
+  it('shows a live view on a terminal, then a summary table with the job and its rejects file', async () => {
+    const dir = workDir();
+    const { csv } = mixedCsv(20_000, { duplicates: true });
+    writeFileSync(path.join(dir, 'people.csv'), csv);
+    const table = await createTable(local.dynamodb, tableKeysFor(OPTIONS));
+
+    const { code, output } = /** @type {{ code: number, output: string }} */ (await runCliOnTerminal(['import', 'people.csv', '--table', table, '--types', 'n:N', '--max-wcu', '8000', '--log-interval-ms', '200'], { cwd: dir, env: process.env }));
+    expect(code).toBe(0);
+    // Redrawn in place: cursor moves up and clears lines, several frames.
+    expect(output).toMatch(/\u001b\[\d+A/);
+    const frames = output.match(/people\.csv → [^\s]+ .*?\d+% of [\d.]+ MB/g) ?? [];
+    expect(frames.length).toBeGreaterThan(2);
+    expect(output).toMatch(/rows {2}read [\d,]+ {2}written [\d,]+ {2}rejected [\d,]+/);
+    expect(output).toMatch(/rate {2}[\d,]+ rows\/s now, [\d,]+ avg {3}[\d,]+ WCU\/s now/);
+    expect(output).toMatch(/pace {2}window \d+, \d+ in flight {3}throttled [\d,]+ items/);
+    expect(output).toMatch(/ETA \d+:\d\d/);
+    // The summary: books, the job id and the rejects file, and no JSON.
+    const expected = expectedImport(Buffer.from(csv), OPTIONS);
+    expect(output).toMatch(new RegExp(`rows read +${expected.rowsRead.toLocaleString('en-US')}`));
+    expect(output).toMatch(new RegExp(`rejected +${expected.rejects.length.toLocaleString('en-US')} +FIELD_COUNT`));
+    expect(output).toMatch(/books +balanced/);
+    const jobId = /job ([0-9a-f-]{36})/.exec(output)?.[1];
+    expect(jobId).toBeDefined();
+    expect(output).toContain(`rejects ${path.join(dir, 'rejects', 'people.csv', String(jobId))}`);
+    expect(output).not.toMatch(/^\{"level"/m);
+    expect(await differencesFor(Buffer.from(csv), table, rejectsUnder(dir), { rowsRead: expected.rowsRead, rejected: expected.rejects.length, balanced: true })).toEqual([]);
+  });
+
+  it('stops on Ctrl-C at a record boundary, saves a checkpoint, and --resume finishes the job: every row once', async () => {
+    const dir = workDir();
+    const { csv } = mixedCsv(12_000, { duplicates: true });
+    writeFileSync(path.join(dir, 'people.csv'), csv);
+    const table = await createTable(local.dynamodb, tableKeysFor(OPTIONS));
+    const args = ['import', 'people.csv', '--table', table, '--types', 'n:N', '--json', '--max-wcu', '3000', '--log-interval-ms', '200'];
+
+    let signalled = false;
+    const first = await runCli(args, {
+      cwd: dir,
+      env: process.env,
+      onStdout(text, child) {
+        if (!signalled && /"message":"throughput".*"written":[1-9]/.test(text)) {
+          signalled = true;
+          child.kill('SIGINT');
+        }
+      },
+    });
+    expect(first.code).toBe(130);
+    const stopped = jsonLines(first.stdout).at(-1);
+    expect(stopped).toMatchObject({ stopped: true, rowsToReplay: 0 });
+    expect(first.stderr).toContain('Resume with:');
+    const resume = /^ {2}(npx ddbload .*)$/m.exec(first.stderr)?.[1];
+    expect(resume).toBe(`npx ddbload ${args.join(' ')} --resume ${stopped.checkpointFile}`);
+    const partly = await scanTable(local.env, table);
+    expect(partly.length).toBeGreaterThan(0);
+    expect(partly.length).toBeLessThan(11_000);
+
+    const second = await runCli([...args, '--resume', stopped.checkpointFile], { cwd: dir, env: process.env });
+    expect(second.code).toBe(0);
+    const summary = jsonLines(second.stdout).at(-1);
+    expect(summary.segments).toBe(2);
+    expect(await differencesFor(Buffer.from(csv), table, rejectsUnder(dir), summary)).toEqual([]);
+
+    // A checkpoint of another file, or another table, is refused with the fix.
+    const wrong = await runCli(['import', 'people.csv', '--table', 'another-table', '--resume', stopped.checkpointFile], { cwd: dir, env: process.env });
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain(`it is the checkpoint of ${path.join(dir, 'people.csv')} into ${table}`);
+  });
+
+  it('on a second Ctrl-C gives the writes in flight up, saves their rows, and --resume writes them first', async () => {
+    const dir = workDir();
+    const { csv } = mixedCsv(6_000, { duplicates: true });
+    writeFileSync(path.join(dir, 'people.csv'), csv);
+    const table = await createTable(local.dynamodb, tableKeysFor(OPTIONS));
+    // From the 20th call on, nothing is answered: the drain after the first Ctrl-C cannot end.
+    const proxy = await startFaultProxy({ target: local.env.DYNAMODB_ENDPOINT, hangCall: (call) => call >= 20 });
+    cleanup(() => proxy.stop());
+    const args = ['import', 'people.csv', '--table', table, '--types', 'n:N', '--json', '--request-timeout-ms', '60000', '--log-interval-ms', '200'];
+
+    let signals = 0;
+    const first = await runCli(args, {
+      cwd: dir,
+      env: { ...process.env, DYNAMODB_ENDPOINT: proxy.endpoint },
+      onStdout(text, child) {
+        if (signals === 0 && /"inFlight":[1-9]/.test(text) && proxy.counts.hangs > 0) {
+          signals = 1;
+          child.kill('SIGINT');
+          setTimeout(() => {
+            signals = 2;
+            child.kill('SIGINT');
+          }, 1_000);
+        }
+      },
+    });
+    expect(signals).toBe(2);
+    expect(first.code).toBe(130);
+    const stopped = jsonLines(first.stdout).at(-1);
+    expect(stopped.rowsToReplay).toBeGreaterThan(0);
+    expect(first.stderr).toMatch(/rows whose writes were given up are saved in .*replay-shard-0001-segment-0001-[0-9a-f]{8}\.json/);
+
+    const second = await runCli([...args, '--resume', stopped.checkpointFile], { cwd: dir, env: process.env });
+    expect(second.code).toBe(0);
+    const summary = jsonLines(second.stdout).at(-1);
+    expect(await differencesFor(Buffer.from(csv), table, rejectsUnder(dir), summary)).toEqual([]);
+  });
+
+  it('with --local, starts DynamoDB Local for the run, creates the table and imports into it', async () => {
+    const dir = workDir();
+    const { csv } = mixedCsv(2_000, { duplicates: true });
+    writeFileSync(path.join(dir, 'people.csv'), csv);
+    const { DYNAMODB_ENDPOINT: _, S3_ENDPOINT: __, ...withoutServers } = process.env;
+    const { code, stdout, stderr } = await runCli(['import', './people.csv', '--table', 'People', '--types', 'n:N', '--local', '--json'], { cwd: dir, env: withoutServers });
+    expect(code).toBe(0);
+    const summary = jsonLines(stdout).at(-1);
+    const expected = expectedImport(Buffer.from(csv), OPTIONS);
+    expect(summary).toMatchObject({ table: 'People', rowsRead: expected.rowsRead, rejected: expected.rejects.length, balanced: true });
+    expect(stderr).toMatch(/DynamoDB Local at http:\/\/127\.0\.0\.1:\d+; table People created/);
+    expect(stderr).toContain(`DynamoDB Local's table People holds ${expected.items.size.toLocaleString('en-US')} items`);
+  });
+
+  it('reads the status of a local file\'s import from beside the file', async () => {
+    const dir = workDir();
+    const { csv } = mixedCsv(2_000);
+    writeFileSync(path.join(dir, 'small.csv'), csv);
+    const table = await createTable(local.dynamodb, tableKeysFor(OPTIONS));
+    expect((await runCli(['import', 'small.csv', '--table', table, '--types', 'n:N', '--json'], { cwd: dir, env: process.env })).code).toBe(0);
+    const { code, stdout } = await runCli(['status', 'small.csv'], { cwd: dir, env: process.env });
+    expect(code).toBe(0);
+    expect(stdout).toContain(path.join(dir, 'small.csv'));
+    expect(stdout).toMatch(/total +done/);
+    expect(stdout).toContain(path.join(dir, 'rejects', 'small.csv'));
+  });
+
+  it('names the flag and the fix for every bad command line', async () => {
+    const dir = workDir();
+    writeFileSync(path.join(dir, 'x.csv'), 'id\n1\n');
+    const cases = [
+      [['import', 'x.csv', '--table', 'People', '--max-wcuu', '5'], /unknown option '--max-wcuu'[\s\S]*Did you mean --max-wcu\?/],
+      [['import', 'x.csv', '--table', 'People', '--max-wcu', '0'], /Invalid option --max-wcu: got "0"; use a whole number from 1 to/],
+      [['import', 'x.csv', '--table', 'People', '--delimiter', '§'], /Invalid option --delimiter: got "§"; use one ASCII character/],
+      [['import', 'x.csv', '--table', 'x'], /Invalid option --table: got "x"; a DynamoDB table name is 3-255 characters/],
+      [['import', 'x.csv'], /required option '--table <name>' not specified/],
+      [['import', 's3://bucket-only', '--table', 'People'], /name an object as s3:\/\/bucket\/key/],
+      [['import', 'https://example.com/x.csv', '--table', 'People'], /the source is s3:\/\/bucket\/key or a path to a local file/],
+      [['import', `s3://${TEST_BUCKET}/x.csv`, '--table', 'People', '--local'], /--local[\s\S]*import a local file with --local/],
+      [['import', `s3://${TEST_BUCKET}/x.csv`, '--table', 'People', '--output-dir', 'out'], /--output-dir[\s\S]*only an import of a local file writes to a directory/],
+      [['import', 'x.csv', '--table', 'People', '--resume', 'nothing-here.json'], /--resume[\s\S]*cannot read it as a checkpoint/],
+      [['frobnicate'], /unknown command 'frobnicate'/],
+    ];
+    for (const [args, message] of /** @type {Array<[string[], RegExp]>} */ (cases)) {
+      const { code, stderr } = await runCli(args, { cwd: dir, env: process.env });
+      expect({ args, code, stderr }).toMatchObject({ code: 2, stderr: expect.stringMatching(message) });
+    }
+    const table = await createTable(local.dynamodb, tableKeysFor(OPTIONS));
+    const missing = await runCli(['import', 'no-such.csv', '--table', table, '--json'], { cwd: dir, env: process.env });
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain(`${path.join(dir, 'no-such.csv')} does not exist; check the path`);
+    const noTable = await runCli(['import', 'x.csv', '--table', 'no-such-table', '--json'], { cwd: dir, env: process.env });
+    expect(noTable.code).toBe(1);
+    expect(noTable.stderr).toContain('table "no-such-table" does not exist');
+    const help = await runCli(['import', '--help'], { cwd: dir, env: process.env });
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('Examples:');
+    expect(help.stdout).toContain('--max-wcu <n>');
+  });
+});
