@@ -153,6 +153,61 @@ describe('batch writer', () => {
     expect(rejections).toEqual([{ line: 9, reason: 'REJECTED_BY_TABLE', message: 'ValidationException: Type mismatch for key', fields: ['k7'] }]);
   });
 
+  it('writes the row a refused row had replaced, as sequential writes would leave it, before a later batch of its key', async () => {
+    // A table that refuses the rows of some lines (as DynamoDB refuses an index key of the wrong type) and keeps, per key, the last row written.
+    const refusedLines = new Set([5, 6, 30]);
+    /** @type {Map<string, number>} */
+    const table = new Map();
+    const invalid = Object.assign(new Error('One or more parameter values were invalid: Type mismatch for Index Key'), { name: 'ValidationException' });
+    const client = {
+      /** @param {string} body */
+      async batchWrite(body) {
+        const items = JSON.parse(body).RequestItems.t.map((/** @type {any} */ r) => r.PutRequest.Item);
+        await new Promise((resolve) => setImmediate(resolve));
+        if (items.some((/** @type {any} */ item) => refusedLines.has(Number(item.v.N)))) throw invalid;
+        for (const item of items) table.set(item.id.S, Number(item.v.N));
+        return { ConsumedCapacity: [{ TableName: 't', CapacityUnits: items.length }] };
+      },
+    };
+    const { writer, stats, rejections } = writerFor(/** @type {any} */ (client), { concurrency: 2 });
+    // Lines 2..6 are key "a" (5 and 6 refused): the batch keeps line 6 and the rows it replaced. Line 30 (key "b",
+    // refused) replaced line 29. Key "a" comes back on line 40, in a later batch, which must win.
+    const keyOf = (/** @type {number} */ line) => (line <= 6 ? 'a' : line === 29 || line === 30 ? 'b' : line === 40 ? 'a' : `k${line}`);
+    for (let line = 2; line <= 60; line++) {
+      const id = keyOf(line);
+      const wait = writer.add({ json: JSON.stringify({ id: { S: id }, v: { N: String(line) } }), keyId: id, line, fields: [id] });
+      if (wait) await wait;
+    }
+    await writer.flush();
+    expect(rejections.map((r) => [r.line, r.reason])).toEqual(expect.arrayContaining([[6, 'REJECTED_BY_TABLE'], [5, 'REJECTED_BY_TABLE'], [30, 'REJECTED_BY_TABLE']]));
+    expect(rejections.length).toBe(3);
+    // Line 4 is the last row of "a" the table takes before line 40; line 29 is b's.
+    expect(table.get('a')).toBe(40);
+    expect(table.get('b')).toBe(29);
+    // Every line is written, rejected or collapsed, once: 2 and 3 stay collapsed (4 was written instead of 6).
+    expect({ written: stats.written, rejected: stats.rejected, collapsed: stats.duplicatesCollapsed }).toEqual({ written: 59 - 3 - 2, rejected: 3, collapsed: 2 });
+    expect(writer.queued()).toBe(0);
+  });
+
+  it('keeps at most four replaced rows of a key: a key repeated in every row holds no more', async () => {
+    const client = recordingClient();
+    const { writer, stats } = writerFor(client);
+    /** @type {import('../src/types.js').Entry[]} */
+    const added = [];
+    for (let i = 0; i < 1000; i++) {
+      const entry = { json: JSON.stringify({ id: { S: 'same' } }), keyId: 'same', line: i + 2, fields: ['same'] };
+      added.push(entry);
+      const wait = writer.add(entry);
+      if (wait) await wait;
+    }
+    const last = /** @type {import('../src/types.js').Entry} */ (added.at(-1));
+    const chain = [];
+    for (let at = last.replaced; at !== undefined; at = at.replaced) chain.push(at.line);
+    expect(chain).toEqual([1000, 999, 998, 997]);
+    await writer.flush();
+    expect({ written: stats.written, collapsed: stats.duplicatesCollapsed }).toEqual({ written: 1, collapsed: 999 });
+  });
+
   it('collapses duplicate keys within a batch, the later row winning', async () => {
     const client = recordingClient();
     const { writer, stats } = writerFor(client);

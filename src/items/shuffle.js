@@ -15,7 +15,7 @@
  * @param {(value: T) => Promise<void> | undefined} emit  may return a promise to wait on
  * @param {object} options
  * @param {(value: T) => string} options.keyOf  the row's primary key
- * @param {() => void} options.onCollapse  a held row was replaced by a later row with its key
+ * @param {(older: T, newer: T) => void} options.onCollapse  a held row was replaced by a later row with its key
  * @param {() => number} [options.random]
  */
 export function createShuffleWindow(size, emit, { keyOf, onCollapse, random = Math.random }) {
@@ -47,8 +47,9 @@ export function createShuffleWindow(size, emit, { keyOf, onCollapse, random = Ma
       const key = keyOf(value);
       const previous = at.get(key);
       if (previous !== undefined) {
+        const older = held[previous];
         held[previous] = value;
-        onCollapse();
+        onCollapse(older, value);
         return undefined;
       }
       at.set(key, held.length);

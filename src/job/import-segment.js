@@ -9,6 +9,7 @@ import { runningInLambda } from '../config.js';
 import { createItemBuilder } from '../items/item-builder.js';
 import { keyIdReader } from '../items/key-id.js';
 import { createShuffleWindow } from '../items/shuffle.js';
+import { supersede } from '../items/superseded.js';
 import { createRecordParser } from '../records/csv-records.js';
 import { openBytes } from '../source/open-bytes.js';
 import { createBatchWriter } from '../write/batch-writer.js';
@@ -58,7 +59,10 @@ export async function runImport(config, { clients, logger, stopBy = Infinity, de
   /** @type {ReturnType<typeof createShuffleWindow<import('../types.js').Entry>>} */
   const shuffle = createShuffleWindow(config.shuffleWindow, (entry) => writer.add(entry), {
     keyOf: (entry) => entry.keyId,
-    onCollapse: () => report.stats.duplicatesCollapsed++,
+    onCollapse(older, newer) {
+      report.stats.duplicatesCollapsed++;
+      supersede(newer, older);
+    },
   });
   // The hand-over must be made before Lambda ends the invocation, even if the drain estimate was wrong
   // (a table that stops answering): then the writes going on are given up and their rows handed on.

@@ -6,7 +6,8 @@
  * file) replaces the earlier one and is counted as collapsed. Nothing is dropped without being counted.
  *
  * For one key the file's order wins, as sequential writes would have it: a batch that holds a key of a
- * batch still outstanding waits for it to end before it is sent.
+ * batch still outstanding waits for it to end before it is sent. A row that replaced another and is then
+ * not written (refused, out of attempts) brings the row it replaced back: that one is written instead.
  *
  * The reader is held back by the batches outstanding (on the wire, waiting for a slot, or backing off),
  * at most `concurrency`, so memory stays bounded whatever the window does.
@@ -17,6 +18,7 @@
 import pLimit from 'p-limit';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { countRejection } from '../observe/counters.js';
+import { supersede } from '../items/superseded.js';
 import { createBatchSender } from './send-batch.js';
 import { createWriteWindow } from './window.js';
 
@@ -72,13 +74,43 @@ export function createBatchWriter(options) {
       unsettled.delete(entry);
       countRejection(stats, reason);
       onReject({ line: entry.line, reason, message, fields: entry.fields });
+      // The row it replaced is the key's latest row now: no longer collapsed, it is written after all.
+      const earlier = entry.replaced;
+      if (earlier !== undefined) {
+        stats.duplicatesCollapsed--;
+        unsettled.add(earlier);
+        revived.set(entry, earlier);
+      }
     },
     stoppedBy: () => fatal,
     abandoned: () => abandoned,
     wait: options.wait ?? sleep,
   });
 
+  /** Rows to write because the row that replaced them was rejected, by that row. @type {Map<Entry, Entry>} */
+  const revived = new Map();
   const batch = createBatch(stats, (collapsed) => unsettled.delete(collapsed));
+
+  /**
+   * Sends a batch, then the rows its rejected rows had replaced (and theirs, if those are rejected too),
+   * before the batch counts as ended: a later batch with one of those keys waits for them.
+   * @param {Entry[]} entries
+   */
+  async function sendWithRevivals(entries) {
+    let sending = entries;
+    while (sending.length > 0) {
+      await sendBatch(sending);
+      const again = [];
+      for (const entry of sending) {
+        const earlier = revived.get(entry);
+        if (earlier === undefined) continue;
+        revived.delete(entry);
+        again.push(earlier);
+      }
+      if (abandoned || fatal !== undefined) return;
+      sending = again;
+    }
+  }
   /** Batches dispatched and not yet written or rejected. @type {Set<Promise<void>>} */
   const outstanding = new Set();
   const keysInFlight = createKeysInFlight();
@@ -90,7 +122,7 @@ export function createBatchWriter(options) {
     // The file's order wins for a key: a batch that holds a key an earlier batch is still writing (or
     // re-driving, or backing off) is sent once that batch has ended, so the older row cannot land last.
     const earlier = keysInFlight.holders(entries);
-    const started = earlier === undefined ? sendBatch(entries) : Promise.all(earlier).then(() => sendBatch(entries));
+    const started = earlier === undefined ? sendWithRevivals(entries) : Promise.all(earlier).then(() => sendWithRevivals(entries));
     const sending = started
       .catch((error) => {
         if (fatal === undefined) fatal = error;
@@ -183,7 +215,9 @@ function createBatch(stats, onCollapse) {
       if (previous !== undefined) {
         const older = entries[previous];
         if (entry.line > older.line) entries[previous] = entry;
-        onCollapse(entry.line > older.line ? older : entry);
+        const [winner, loser] = entry.line > older.line ? [entry, older] : [older, entry];
+        supersede(winner, loser);
+        onCollapse(loser);
         stats.duplicatesCollapsed++;
         return false;
       }
