@@ -6,6 +6,7 @@ import path from 'node:path';
 import { ConfigError } from './errors.js';
 import { parseCheckpoint, parseShardSpec } from './job/checkpoint.js';
 import { ENCODING_NAMES } from './records/text-encoding.js';
+import { ON_DEMAND_USD_PER_MILLION_WRITES } from './job/prices.js';
 
 /** @typedef {'S' | 'N' | 'BOOL'} ColumnType */
 
@@ -37,6 +38,8 @@ import { ENCODING_NAMES } from './records/text-encoding.js';
  * @property {number} readIdleTimeoutMs an S3 body that sends nothing for this long is re-opened
  * @property {number} maxReopens        S3 re-opens in a row without progress before the import fails
  * @property {string} rejectsPrefix     where rejects files go in the output bucket
+ * @property {boolean} dryRun           read and check the whole file, write nothing, report what an import would do and cost
+ * @property {number} pricePerMillionWrites  USD per million on-demand write request units, for the dry run's cost
  * @property {number | undefined} segmentMs  longest an invocation reads before it hands over to a continuation
  * @property {number} timeMarginMs      Lambda time left at which an invocation stops reading and hands over
  * @property {import('./job/checkpoint.js').Checkpoint | undefined} checkpoint  where to resume a job
@@ -91,6 +94,8 @@ const OPTIONS = [
   { name: 'readIdleTimeoutMs', env: 'READ_IDLE_TIMEOUT_MS', fallback: 10_000, parse: integerIn(100, 600_000) },
   { name: 'maxReopens', env: 'MAX_REOPENS', fallback: 5, parse: integerIn(0, 100) },
   { name: 'rejectsPrefix', env: 'REJECTS_PREFIX', fallback: 'rejects/', parse: keyPrefix },
+  { name: 'dryRun', fallback: false, parse: boolean },
+  { name: 'pricePerMillionWrites', env: 'PRICE_PER_MILLION_WRITES', fallback: ON_DEMAND_USD_PER_MILLION_WRITES, parse: price },
   { name: 'segmentMs', env: 'SEGMENT_MS', parse: optional(integerIn(100, 900_000)) },
   { name: 'timeMarginMs', env: 'TIME_MARGIN_MS', fallback: 60_000, parse: integerIn(1_000, 600_000) },
   { name: 'checkpoint', parse: (raw, name) => (raw === undefined ? undefined : parseCheckpoint(raw, name)) },
@@ -316,6 +321,15 @@ function integerIn(min, max) {
     }
     return value;
   };
+}
+
+/** A price in USD: a number above 0 (a string from the environment or the command line). @param {unknown} raw @param {string} name */
+function price(raw, name) {
+  const value = typeof raw === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(raw) ? Number(raw) : raw;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0 || value > 1_000) {
+    throw new ConfigError(name, raw, `use the price in USD per million write request units of the table's region, such as ${ON_DEMAND_USD_PER_MILLION_WRITES} (us-east-1)`);
+  }
+  return value;
 }
 
 /** @param {unknown} raw @param {string} name */

@@ -16,6 +16,7 @@ import { runOncePerPayload } from './job/idempotency.js';
 import { markShardFailed } from './job/job-status.js';
 import { outputStoreFor } from './job/output-store.js';
 import { runImport } from './job/import-segment.js';
+import { runDryRun } from './job/dry-run.js';
 import { logger } from './observe/logger.js';
 
 /**
@@ -55,6 +56,7 @@ export async function handler(event, context) {
  */
 export async function runJob(payload, config, context, { log = logger, stop, abandon } = {}) {
   const clients = clientsFor(config);
+  if (config.dryRun) return runDryRun(config, { clients, logger: log });
   if (wantsShards(config)) {
     const job = await runShardedJob(payload, config, { clients, logger: log, functionArn: context?.invokedFunctionArn });
     if (job !== undefined) return job;

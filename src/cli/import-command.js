@@ -17,7 +17,7 @@ import { logger as jsonLogger } from '../observe/logger.js';
 import { sourceWhere } from '../source/source-name.js';
 import { payloadOf, withFlagNames } from './import-flags.js';
 import { createLiveView } from './live-view.js';
-import { summaryText } from './summary-text.js';
+import { dryRunText, summaryText } from './summary-text.js';
 
 /** What the command takes from the environment besides the SDK's own settings: the region, endpoint overrides. */
 const KEPT_VARIABLES = new Set(['AWS_REGION', 'DYNAMODB_ENDPOINT', 'S3_ENDPOINT']);
@@ -72,7 +72,7 @@ export async function importCommand(source, flags, how) {
 async function runWithView(payload, config, flags, how) {
   const where = sourceWhere(config);
   const live = !flags.json && process.stdout.isTTY === true && !(config.shards > 1 || config.bytesPerShard !== undefined);
-  const view = live ? createLiveView({ stream: process.stdout, label: `${path.basename(where)} → ${config.table}` }) : undefined;
+  const view = live ? createLiveView({ stream: process.stdout, label: `${config.dryRun ? 'dry run: ' : ''}${path.basename(where)} → ${config.table}` }) : undefined;
   const say = view?.say ?? ((/** @type {string} */ text) => process.stderr.write(`${text}\n`));
   const stop = new AbortController();
   const abandon = new AbortController();
@@ -115,6 +115,11 @@ async function runWithView(payload, config, flags, how) {
     if (flags.json) process.stdout.write(`${JSON.stringify({ stopped: true, jobId: checkpoint.jobId, checkpointFile: file, byte: checkpoint.byte, line: checkpoint.line, rowsToReplay: replay?.rows ?? 0 })}\n`);
     process.stderr.write(`${lines.join('\n')}\n`);
     return 130;
+  }
+  if ('dryRun' in result) {
+    if (live) process.stdout.write(`${dryRunText(result, { source: where })}\n`);
+    else process.stdout.write(`${JSON.stringify(result)}\n`);
+    return 0;
   }
   const summary = /** @type {import('./summary-text.js').SummaryFigures} */ (/** @type {unknown} */ (result));
   if (live) process.stdout.write(`${summaryText(summary, { source: where, table: config.table, locate: store.where })}\n`);

@@ -51,3 +51,37 @@ export function summaryText(summary, { source, table, locate }) {
   ];
   return lines.join('\n');
 }
+
+/**
+ * A dry run's report, for people.
+ * @param {import('../job/dry-run.js').DryRunReport} report
+ * @param {{ source: string }} where
+ */
+export function dryRunText(report, { source }) {
+  const n = (/** @type {number} */ value) => Math.round(value).toLocaleString('en-US');
+  const usd = (/** @type {number} */ value) => `$${value < 1 ? value.toFixed(4) : value.toFixed(2)}`;
+  const time = (/** @type {number} */ seconds) => (seconds < 120 ? `${seconds.toFixed(1)} s` : seconds < 7200 ? `${(seconds / 60).toFixed(1)} min` : `${(seconds / 3600).toFixed(1)} h`);
+  const { keys } = report;
+  const reasons = Object.entries(report.rejectedByReason).map(([reason, count]) => `${reason} ${n(count)} (line${count === 1 ? '' : 's'} ${report.firstRejectedLines[reason].join(', ')}${count > report.firstRejectedLines[reason].length ? ', ...' : ''})`);
+  /** @type {string[][]} */
+  const rows = [
+    ['rows read', n(report.rowsRead), ''],
+    ['would write', n(report.wouldWrite), `${n(keys.distinct)} distinct keys (${keys.exact ? 'exact' : `estimated: past ${n(keys.exactUpTo)} keys`})${keys.repeatedRows > 0 ? `; ${n(keys.repeatedRows)} rows repeat an earlier row's key: the later row wins` : ''}`],
+    ['would reject', n(report.wouldReject), reasons[0] ?? ''],
+    ...reasons.slice(1).map((reason) => ['', '', reason]),
+    ['item size', `${n(report.itemBytes.average)} B`, `on average; largest ${n(report.itemBytes.largest)} B, ${(report.itemBytes.total / 1e6).toFixed(1)} MB in all`],
+    ['write capacity', n(report.writeCapacity.table), `WCU in the table`],
+    ...report.writeCapacity.indexes.map((index) => ['', n(index.wcu), `WCU in ${index.kind} index ${index.name} (${n(index.items)} items)`]),
+    ...(report.writeCapacity.indexes.length > 0 ? [['', n(report.writeCapacity.total), 'WCU in all']] : []),
+    ['cost', report.cost.onDemandUsd === undefined ? '-' : usd(report.cost.onDemandUsd), report.cost.onDemandUsd === undefined ? String(report.cost.provisionedNote) : `on demand at ${report.cost.pricePerMillionWrites} USD per million writes (${report.cost.priceNote})`],
+    ['', usd(report.cost.importFromS3Usd), report.cost.importFromS3Note],
+    ...(report.time.atTableCeiling === undefined ? [] : [['time', time(report.time.atTableCeiling.seconds), `at least, at ${n(report.time.atTableCeiling.writesPerSecond)} writes/s: ${report.time.atTableCeiling.limitedBy}`]]),
+    ...(report.time.atMaxWcu === undefined ? [] : [[report.time.atTableCeiling === undefined ? 'time' : '', time(report.time.atMaxWcu.seconds), `at least, at --max-wcu ${n(report.time.atMaxWcu.maxWcu)}`]]),
+    ['table now', report.tableNow.billingMode === 'PAY_PER_REQUEST' ? 'on demand' : 'provisioned', `${n(report.tableNow.itemCount)} items (DynamoDB refreshes this count about every six hours)`],
+  ];
+  return [
+    `Dry run of ${source} → ${report.table}: nothing was written. Read in ${report.seconds.toFixed(1)} s (${n(report.rowsPerSecond)} rows/s).`,
+    ...textTable([['', '', ''], ...rows], (column) => column === 1).slice(1).map((line) => `  ${line}`),
+    `  job ${report.jobId}`,
+  ].join('\n');
+}

@@ -8,6 +8,7 @@ import { TableError } from '../errors.js';
 /**
  * @param {import('@aws-sdk/client-dynamodb').DynamoDBClient} dynamodb
  * @param {Pick<import('../config.js').ImportConfig, 'table' | 'tableRegion' | 'keyColumn' | 'sortKeyColumn' | 'columnTypes'>} config
+ * @returns {Promise<import('@aws-sdk/client-dynamodb').TableDescription>}  what DescribeTable said
  */
 export async function checkTable(dynamodb, config) {
   let description;
@@ -45,4 +46,5 @@ export async function checkTable(dynamodb, config) {
       throw new TableError(`table "${config.table}" types key "${column}" as ${tableType}, but the import types it as ${csvType}; set columnTypes to "${column}:${tableType}"`);
     }
   }
+  return /** @type {import('@aws-sdk/client-dynamodb').TableDescription} */ (description);
 }

@@ -1,0 +1,107 @@
+/**
+ * How many distinct keys a file's rows have, in bounded memory: exact up to EXACT_KEYS distinct keys (a
+ * set of 64-bit hashes of the keys, at most 64 MB: two keys share a hash with odds under 1 in 10^6 at the
+ * bound), and a HyperLogLog estimate (16,384 registers, about 1% standard error) beyond it.
+ */
+
+/** Distinct keys counted exactly. */
+export const EXACT_KEYS = 4_000_000;
+
+const REGISTER_BITS = 14;
+const REGISTERS = 1 << REGISTER_BITS;
+
+/** @param {{ exactKeys?: number }} [options] */
+export function createKeyCount({ exactKeys = EXACT_KEYS } = {}) {
+  // Open addressing over two 32-bit halves; a slot whose halves are both 0 is empty (hash 0 is remapped).
+  let capacity = 1 << 16;
+  let high = new Uint32Array(capacity);
+  let low = new Uint32Array(capacity);
+  let size = 0;
+  let exact = true;
+  const registers = new Uint8Array(REGISTERS);
+
+  /** @param {number} h @param {number} l */
+  function insert(h, l) {
+    let slot = (l ^ Math.imul(h, 0x9e3779b1)) & (capacity - 1);
+    for (;;) {
+      const sh = high[slot];
+      const sl = low[slot];
+      if (sh === 0 && sl === 0) {
+        high[slot] = h;
+        low[slot] = l;
+        size++;
+        return;
+      }
+      if (sh === h && sl === l) return;
+      slot = (slot + 1) & (capacity - 1);
+    }
+  }
+
+  function grow() {
+    const oldHigh = high;
+    const oldLow = low;
+    capacity *= 2;
+    high = new Uint32Array(capacity);
+    low = new Uint32Array(capacity);
+    size = 0;
+    for (let i = 0; i < oldHigh.length; i++) if (oldHigh[i] !== 0 || oldLow[i] !== 0) insert(oldHigh[i], oldLow[i]);
+  }
+
+  return {
+    /** @param {string} key */
+    add(key) {
+      let h = hash32(key, 0x811c9dc5, 0x01000193);
+      const l = hash32(key, 0x9747b28c, 0x5bd1e995);
+      if (h === 0 && l === 0) h = 1;
+      // HyperLogLog: the register from the top bits, the rank from the zeros after them.
+      const register = h >>> (32 - REGISTER_BITS);
+      const rest = (h << REGISTER_BITS) | (REGISTERS - 1);
+      const rank = Math.clz32(rest) + 1;
+      if (rank > registers[register]) registers[register] = rank;
+      if (!exact) return;
+      insert(h >>> 0, l >>> 0);
+      if (size > exactKeys) {
+        exact = false;
+        high = new Uint32Array(0);
+        low = new Uint32Array(0);
+      } else if (size * 2 > capacity) grow();
+    },
+    /** @returns {{ distinct: number, exact: boolean }} */
+    result() {
+      return exact ? { distinct: size, exact: true } : { distinct: Math.round(estimate(registers)), exact: false };
+    },
+  };
+}
+
+/** @param {Uint8Array} registers */
+function estimate(registers) {
+  let sum = 0;
+  let zeros = 0;
+  for (const rank of registers) {
+    sum += 2 ** -rank;
+    if (rank === 0) zeros++;
+  }
+  const m = registers.length;
+  const raw = ((0.7213 / (1 + 1.079 / m)) * m * m) / sum;
+  // Few keys: linear counting is the better estimate.
+  return raw <= 2.5 * m && zeros > 0 ? m * Math.log(m / zeros) : raw;
+}
+
+/**
+ * A 32-bit hash of a string's UTF-16 code units (FNV-1a's loop with a murmur3 finish); two seeds and
+ * multipliers give the two halves of a 64-bit hash.
+ * @param {string} text @param {number} seed @param {number} multiplier
+ */
+function hash32(text, seed, multiplier) {
+  let h = seed;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, multiplier);
+  }
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
+}

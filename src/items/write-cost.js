@@ -1,0 +1,113 @@
+/**
+ * What writing a row costs, as DynamoDB counts it: the item's write capacity units (one per started KB
+ * of the item), and one write in each secondary index the item lands in (an index holds items that have
+ * all of its key attributes), sized by what the index projects: the keys only, the keys and listed
+ * attributes, or the whole item. A row whose index key has another type than the index's definition is
+ * refused by DynamoDB whole: that is a reject the dry run can foresee.
+ *
+ * Assumed: each put creates its item (a put that replaces an item whose index key changes costs one more
+ * index write, for the old entry's removal) and index entries count without the 100 bytes DynamoDB adds
+ * for storage.
+ */
+import { numberBytes } from './numbers.js';
+
+/**
+ * One secondary index, as the cost of a row needs it.
+ * @typedef {object} IndexCost
+ * @property {string} name
+ * @property {'global' | 'local'} kind
+ * @property {number[]} keyColumns   columns of the header that hold the index's key attributes (-1: the generated key)
+ * @property {number[] | 'ALL'} projected  columns whose attributes the index holds
+ * @property {Array<{ column: number, name: string, type: string }>} mistyped  index keys the import types otherwise
+ * @property {Ceiling | undefined} writeCeiling  the index's own writes per second (a global index's: ceilingOf)
+ */
+
+/**
+ * @param {string[]} header  trimmed
+ * @param {Pick<import('../config.js').ImportConfig, 'keyColumn' | 'sortKeyColumn' | 'generateKey' | 'columnTypes'>} config
+ * @param {import('@aws-sdk/client-dynamodb').TableDescription} table
+ */
+export function createWriteCost(header, config, table) {
+  const columnOf = (/** @type {string | undefined} */ name) => (name === undefined ? -2 : name === config.keyColumn && config.generateKey ? -1 : header.indexOf(name));
+  const typeOf = new Map((table.AttributeDefinitions ?? []).map((d) => [d.AttributeName, d.AttributeType]));
+  const nameBytes = header.map((name) => Buffer.byteLength(name));
+  const types = header.map((name) => config.columnTypes[name] ?? 'S');
+  const generatedKeyBytes = config.generateKey ? Buffer.byteLength(config.keyColumn) + 36 : 0;
+  const tableKeys = [config.keyColumn, config.sortKeyColumn].filter((name) => name !== undefined).map(columnOf);
+
+  /** @type {IndexCost[]} */
+  const indexes = [
+    ...(table.GlobalSecondaryIndexes ?? []).map((index) => ({ index, kind: /** @type {const} */ ('global') })),
+    ...(table.LocalSecondaryIndexes ?? []).map((index) => ({ index, kind: /** @type {const} */ ('local') })),
+  ].map(({ index, kind }) => {
+    const keyNames = (index.KeySchema ?? []).map((k) => /** @type {string} */ (k.AttributeName));
+    const keyColumns = keyNames.map(columnOf);
+    const projection = index.Projection?.ProjectionType ?? 'ALL';
+    const included = projection === 'INCLUDE' ? (index.Projection?.NonKeyAttributes ?? []).map(columnOf) : [];
+    const projected = projection === 'ALL' ? /** @type {const} */ ('ALL') : [...new Set([...tableKeys, ...keyColumns, ...included])].filter((column) => column !== -2);
+    const mistyped = keyNames
+      .map((name, i) => ({ column: keyColumns[i], name, type: typeOf.get(name) ?? 'S' }))
+      .filter(({ column, type }) => column >= 0 && types[column] !== type);
+    const throughput = /** @type {import('@aws-sdk/client-dynamodb').GlobalSecondaryIndexDescription} */ (index);
+    return { name: /** @type {string} */ (index.IndexName), kind, keyColumns, projected, mistyped, writeCeiling: kind === 'global' ? ceilingOf(throughput) : undefined };
+  });
+
+  const sizes = new Array(header.length).fill(0);
+
+  /**
+   * @param {string[]} fields  a row the item builder accepted
+   * @param {number[]} indexWcu  adds each index's write capacity units, in the order of `indexes`
+   * @param {number[]} indexItems  adds one for each index the item lands in
+   * @returns {{ itemBytes: number, wcu: number, mistypedIndex: IndexCost | undefined }}
+   */
+  function costOf(fields, indexWcu, indexItems) {
+    let itemBytes = generatedKeyBytes;
+    for (let i = 0; i < fields.length; i++) {
+      const value = fields[i];
+      if (value === '') {
+        sizes[i] = 0;
+        continue;
+      }
+      const type = types[i];
+      sizes[i] = nameBytes[i] + (type === 'S' ? Buffer.byteLength(value) : type === 'N' ? numberBytes(value) : 1);
+      itemBytes += sizes[i];
+    }
+    const present = (/** @type {number} */ column) => column === -1 || (column >= 0 && sizes[column] > 0);
+    for (let x = 0; x < indexes.length; x++) {
+      const index = indexes[x];
+      if (!index.keyColumns.every(present)) continue;
+      if (index.mistyped.some(({ column }) => sizes[column] > 0)) return { itemBytes, wcu: 0, mistypedIndex: index };
+    }
+    for (let x = 0; x < indexes.length; x++) {
+      const index = indexes[x];
+      if (!index.keyColumns.every(present)) continue;
+      const bytes = index.projected === 'ALL' ? itemBytes : index.projected.reduce((sum, column) => sum + (column === -1 ? generatedKeyBytes : sizes[column]), 0);
+      indexWcu[x] += wcuOf(bytes);
+      indexItems[x]++;
+    }
+    return { itemBytes, wcu: wcuOf(itemBytes), mistypedIndex: undefined };
+  }
+
+  return { indexes, costOf };
+}
+
+/** Write capacity units of a write of this many bytes: one per started KB, one at least. @param {number} bytes */
+export const wcuOf = (bytes) => Math.max(1, Math.ceil(bytes / 1024));
+
+/**
+ * The most writes per second a table or a global index takes, as DescribeTable tells it, and what says
+ * so: a provisioned one's WCU; an on-demand one's maximum write request units, if set; else its warm
+ * throughput (what it takes at once; an on-demand table grows past it, so the time it gives is an upper bound).
+ * @param {{ ProvisionedThroughput?: { WriteCapacityUnits?: number }, OnDemandThroughput?: { MaxWriteRequestUnits?: number }, WarmThroughput?: { WriteUnitsPerSecond?: number } }} of
+ * @returns {Ceiling | undefined}
+ */
+export function ceilingOf(of) {
+  const provisioned = of.ProvisionedThroughput?.WriteCapacityUnits;
+  if (provisioned !== undefined && provisioned > 0) return { perSecond: provisioned, from: 'provisioned WCU' };
+  const maximum = of.OnDemandThroughput?.MaxWriteRequestUnits;
+  if (maximum !== undefined && maximum > 0) return { perSecond: maximum, from: 'on-demand maximum write request units' };
+  const warm = of.WarmThroughput?.WriteUnitsPerSecond;
+  return warm !== undefined && warm > 0 ? { perSecond: warm, from: 'warm throughput' } : undefined;
+}
+
+/** @typedef {{ perSecond: number, from: string }} Ceiling */

@@ -1,0 +1,175 @@
+/**
+ * A dry run: the whole file read and checked exactly as an import reads it (records, types, keys against
+ * the table, item sizes), with nothing written to the table, and a report of what an import would do:
+ * rows written and rejected (by reason, with their first lines), distinct keys, write capacity in the
+ * table and in each index, what it would cost on demand (and what DynamoDB's Import from S3 would charge
+ * for a new table), and how long it would take at the table's ceiling and at maxWcu.
+ */
+import { countRejection, createStats, round } from '../observe/counters.js';
+import { startThroughputLog } from '../observe/throughput.js';
+import { createItemBuilder } from '../items/item-builder.js';
+import { createKeyCount, EXACT_KEYS } from '../items/key-count.js';
+import { ceilingOf, createWriteCost } from '../items/write-cost.js';
+import { createRecordParser } from '../records/csv-records.js';
+import { openBytes } from '../source/open-bytes.js';
+import { sourceId } from '../source/source-name.js';
+import { checkTable } from '../write/table-check.js';
+import { jobIdFor, segmentStart } from './checkpoint.js';
+import { IMPORT_FROM_S3_USD_PER_GB, NEW_ON_DEMAND_WRITES_PER_SECOND, ON_DEMAND_USD_PER_MILLION_WRITES, PRICES_READ_ON } from './prices.js';
+import { readRows } from './read-rows.js';
+
+/** Lines listed per reject reason. */
+const LINES_PER_REASON = 5;
+
+/**
+ * @param {Readonly<import('../config.js').ImportConfig>} config
+ * @param {{ clients: import('../clients.js').Clients, logger: import('../types.js').Logger }} deps
+ */
+export async function runDryRun(config, { clients, logger }) {
+  const started = performance.now();
+  const table = await checkTable(clients.dynamodb, config);
+  const start = segmentStart({ checkpoint: undefined, shard: undefined, etag: config.etag });
+  const input = await openBytes(clients.s3, config, start, (event) => logger.warn('source re-opened', { ...event }));
+  const jobId = jobIdFor(sourceId(config), input.source.etag);
+  const totalBytes = input.gzip ? undefined : input.source.contentLength;
+  const stats = createStats();
+  const keys = createKeyCount();
+  /** @type {Record<string, number[]>} */
+  const rejectLines = Object.create(null);
+  let itemBytes = 0;
+  let largestItem = 0;
+  /** @type {ReturnType<typeof createWriteCost> | undefined} */
+  let cost;
+  /** @type {number[]} */
+  let indexWcu = [];
+  /** @type {number[]} */
+  let indexItems = [];
+
+  /** @param {{ reason: string, message: string }} problem @param {number} line */
+  function reject(problem, line) {
+    countRejection(stats, problem.reason);
+    const lines = (rejectLines[problem.reason] ??= []);
+    if (lines.length < LINES_PER_REASON) lines.push(line);
+  }
+
+  const throughput = startThroughputLog(stats, (line) => logger.info('throughput', { jobId, dryRun: true, ...line, bytes: totalBytes }), config.logIntervalMs);
+  const records = createRecordParser({ delimiter: config.delimiter, encoding: config.encoding, atFileStart: true });
+  try {
+    await readRows({
+      body: input.body,
+      records,
+      buildItem: undefined,
+      onHeader(fields) {
+        const header = fields.map((name) => name.trim());
+        cost = createWriteCost(header, config, table);
+        indexWcu = cost.indexes.map(() => 0);
+        indexItems = cost.indexes.map(() => 0);
+        return createItemBuilder(fields, config, input.source);
+      },
+      pass(entry) {
+        const row = /** @type {NonNullable<typeof cost>} */ (cost).costOf(entry.fields, indexWcu, indexItems);
+        if (row.mistypedIndex !== undefined) {
+          const { name, type } = row.mistypedIndex.mistyped[0];
+          reject({ reason: 'REJECTED_BY_TABLE', message: `index ${row.mistypedIndex.name} types "${name}" as ${type}` }, entry.line);
+          return undefined;
+        }
+        stats.written++;
+        stats.wcu += row.wcu;
+        itemBytes += row.itemBytes;
+        if (row.itemBytes > largestItem) largestItem = row.itemBytes;
+        keys.add(entry.keyId);
+        return undefined;
+      },
+      report: { stats, rejectRow: (problem, line) => reject(problem, line), rejectsBacklog: () => undefined },
+      firstByte: 0,
+      stopBy: Infinity,
+      bytesLeft: () => true,
+    });
+  } finally {
+    input.close();
+    throughput.stop();
+  }
+
+  const indexes = (cost?.indexes ?? []).map((index, x) => ({ name: index.name, kind: index.kind, items: indexItems[x], wcu: indexWcu[x], ceiling: index.writeCeiling }));
+  const report = dryRunReport({ config, table, jobId, stats, keys: keys.result(), rejectLines, itemBytes, largestItem, indexes, bytesRead: stats.byte, seconds: (performance.now() - started) / 1000 });
+  logger.info('dry run', report);
+  return report;
+}
+
+/**
+ * @param {object} figures
+ * @param {Readonly<import('../config.js').ImportConfig>} figures.config
+ * @param {import('@aws-sdk/client-dynamodb').TableDescription} figures.table
+ * @param {string} figures.jobId
+ * @param {import('../observe/counters.js').Stats} figures.stats  `written`: rows that would be written; `wcu`: the table's
+ * @param {{ distinct: number, exact: boolean }} figures.keys
+ * @param {Record<string, number[]>} figures.rejectLines
+ * @param {number} figures.itemBytes
+ * @param {number} figures.largestItem
+ * @param {Array<{ name: string, kind: 'global' | 'local', items: number, wcu: number, ceiling: import('../items/write-cost.js').Ceiling | undefined }>} figures.indexes
+ * @param {number} figures.bytesRead  of the (decompressed) file
+ * @param {number} figures.seconds
+ */
+export function dryRunReport({ config, table, jobId, stats, keys, rejectLines, itemBytes, largestItem, indexes, bytesRead, seconds }) {
+  const rows = stats.written;
+  // Local indexes live in the table's partitions and draw on its capacity; global ones have their own.
+  const tableWcu = stats.wcu + indexes.filter((index) => index.kind === 'local').reduce((sum, index) => sum + index.wcu, 0);
+  const totalWcu = stats.wcu + indexes.reduce((sum, index) => sum + index.wcu, 0);
+  const billing = table.BillingModeSummary?.BillingMode ?? (table.ProvisionedThroughput?.WriteCapacityUnits ? 'PROVISIONED' : 'PAY_PER_REQUEST');
+  const onDemand = billing === 'PAY_PER_REQUEST';
+  const tableCeiling = ceilingOf(table) ?? (onDemand ? { perSecond: NEW_ON_DEMAND_WRITES_PER_SECOND, from: 'a new on-demand table (assumed: the table states no ceiling)' } : undefined);
+  const limits = [
+    ...(tableCeiling === undefined ? [] : [{ limitedBy: `table ${config.table} (${tableCeiling.from})`, seconds: tableWcu / tableCeiling.perSecond, perSecond: tableCeiling.perSecond }]),
+    ...indexes.filter((index) => index.kind === 'global' && index.ceiling !== undefined).map((index) => {
+      const ceiling = /** @type {import('../items/write-cost.js').Ceiling} */ (index.ceiling);
+      return { limitedBy: `index ${index.name} (${ceiling.from})`, seconds: index.wcu / ceiling.perSecond, perSecond: ceiling.perSecond };
+    }),
+  ];
+  const slowest = limits.reduce((worst, limit) => (worst === undefined || limit.seconds > worst.seconds ? limit : worst), /** @type {(typeof limits)[number] | undefined} */ (undefined));
+  const gigabytes = bytesRead / 2 ** 30;
+  return {
+    dryRun: true,
+    jobId,
+    bucket: config.bucket,
+    key: config.key,
+    file: config.file,
+    table: config.table,
+    rowsRead: stats.rowsRead,
+    wouldWrite: rows,
+    wouldReject: stats.rejected,
+    rejectedByReason: { ...stats.rejectedByReason },
+    firstRejectedLines: rejectLines,
+    balanced: stats.rowsRead === rows + stats.rejected,
+    keys: {
+      distinct: keys.distinct,
+      exact: keys.exact,
+      exactUpTo: EXACT_KEYS,
+      // Rows whose key an earlier row of the file has: the later row wins, the table gains no item.
+      repeatedRows: Math.max(0, rows - keys.distinct),
+    },
+    itemBytes: { total: itemBytes, largest: largestItem, average: rows === 0 ? 0 : Math.round(itemBytes / rows) },
+    writeCapacity: { table: stats.wcu, indexes: indexes.map(({ name, kind, items, wcu }) => ({ name, kind, items, wcu })), total: totalWcu },
+    tableNow: {
+      billingMode: billing,
+      itemCount: table.ItemCount ?? 0,
+      writeCeiling: tableCeiling,
+    },
+    cost: {
+      onDemandUsd: onDemand ? round((totalWcu * config.pricePerMillionWrites) / 1e6, 4) : undefined,
+      pricePerMillionWrites: config.pricePerMillionWrites,
+      priceNote: config.pricePerMillionWrites === ON_DEMAND_USD_PER_MILLION_WRITES ? `us-east-1's, read ${PRICES_READ_ON}; another region's: pricePerMillionWrites` : 'the price given in pricePerMillionWrites',
+      provisionedNote: onDemand ? undefined : 'a provisioned table is paid by the hour for its capacity, whatever an import writes: see time',
+      importFromS3Usd: round(gigabytes * IMPORT_FROM_S3_USD_PER_GB, 4),
+      importFromS3Note: `DynamoDB's Import from S3 at ${IMPORT_FROM_S3_USD_PER_GB} USD per GB of source data (us-east-1, read ${PRICES_READ_ON}); it only creates new tables`,
+    },
+    time: {
+      atTableCeiling: slowest === undefined ? undefined : { seconds: round(slowest.seconds, 1), writesPerSecond: slowest.perSecond, limitedBy: slowest.limitedBy },
+      atMaxWcu: config.maxWcu === undefined ? undefined : { seconds: round(totalWcu / config.maxWcu, 1), maxWcu: config.maxWcu },
+    },
+    bytesRead,
+    seconds: round(seconds, 3),
+    rowsPerSecond: Math.round(stats.rowsRead / Math.max(seconds, 1e-3)),
+  };
+}
+
+/** @typedef {ReturnType<typeof dryRunReport>} DryRunReport */
