@@ -1,12 +1,13 @@
 #!/usr/bin/env node
 /**
- * One import in a process of its own, so that its CPU time and peak RSS are the importer's alone.
+ * One import (or dry run) in a process of its own, so that its CPU time and peak RSS are the importer's alone.
  * argv[2]: JSON `{ payload, env }`. Prints each throughput log line as JSON on stdout, then one line
  * `{"result": {summary, cpuSeconds, maxRssMB, seconds}}`.
  */
 import { clientsFor } from '../src/clients.js';
 import { resolveConfig } from '../src/config.js';
 import { runImport } from '../src/job/import-segment.js';
+import { runDryRun } from '../src/job/dry-run.js';
 
 const { payload, env } = JSON.parse(process.argv[2] ?? '{}');
 Object.assign(process.env, env);
@@ -19,7 +20,7 @@ const config = resolveConfig(payload, process.env);
 const clients = clientsFor(config);
 const cpuBefore = process.cpuUsage();
 const started = performance.now();
-const outcome = await runImport(config, { clients, logger });
+const outcome = config.dryRun ? { done: true, summary: await runDryRun(config, { clients, logger }) } : await runImport(config, { clients, logger });
 const seconds = (performance.now() - started) / 1000;
 const cpu = process.cpuUsage(cpuBefore);
 if (!outcome.done) throw new Error('the bench import handed over a checkpoint; it has no segment limit');
