@@ -87,7 +87,7 @@ function stackFor(params, { service, stage, region }) {
     ...(p.sourceKmsKey === '' ? [] : [{ Effect: 'Allow', Action: ['kms:Decrypt'], Resource: p.sourceKmsKey }]),
     {
       Effect: 'Allow',
-      Action: ['dynamodb:BatchWriteItem', 'dynamodb:DescribeTable'],
+      Action: ['dynamodb:BatchWriteItem', 'dynamodb:DescribeTable', 'dynamodb:DescribeContinuousBackups'],
       Resource: [demoTable ? { 'Fn::GetAtt': ['ImportTable', 'Arn'] } : tableArn(table), ...p.allowedTables.map(tableArn)],
     },
     // The idempotency records of the jobs' payloads, and nothing else.

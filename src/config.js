@@ -38,6 +38,7 @@ import { ON_DEMAND_USD_PER_MILLION_WRITES } from './job/prices.js';
  * @property {number} readIdleTimeoutMs an S3 body that sends nothing for this long is re-opened
  * @property {number} maxReopens        S3 re-opens in a row without progress before the import fails
  * @property {string} rejectsPrefix     where rejects files go in the output bucket
+ * @property {boolean} requirePitr      refuse a table that holds items and has no point-in-time recovery (else a warning)
  * @property {boolean} dryRun           read and check the whole file, write nothing, report what an import would do and cost
  * @property {number} pricePerMillionWrites  USD per million on-demand write request units, for the dry run's cost
  * @property {number | undefined} segmentMs  longest an invocation reads before it hands over to a continuation
@@ -95,6 +96,7 @@ const OPTIONS = [
   { name: 'maxReopens', env: 'MAX_REOPENS', fallback: 5, parse: integerIn(0, 100) },
   { name: 'rejectsPrefix', env: 'REJECTS_PREFIX', fallback: 'rejects/', parse: keyPrefix },
   { name: 'dryRun', fallback: false, parse: boolean },
+  { name: 'requirePitr', env: 'REQUIRE_PITR', fallback: false, parse: boolean },
   { name: 'pricePerMillionWrites', env: 'PRICE_PER_MILLION_WRITES', fallback: ON_DEMAND_USD_PER_MILLION_WRITES, parse: price },
   { name: 'segmentMs', env: 'SEGMENT_MS', parse: optional(integerIn(100, 900_000)) },
   { name: 'timeMarginMs', env: 'TIME_MARGIN_MS', fallback: 60_000, parse: integerIn(1_000, 600_000) },

@@ -87,6 +87,8 @@ export class DynamoDBCallError extends ImportError {
     this.$metadata = { httpStatusCode, requestId };
     /** Marked as the SDK marks its retryable errors. @type {object | undefined} */
     this.$retryable = retryable ? {} : undefined;
+    /** A throttled call's reasons, as DynamoDB gives them. @type {Array<{ reason: string, resource?: string }> | undefined} */
+    this.throttlingReasons = undefined;
   }
 }
 

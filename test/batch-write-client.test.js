@@ -110,6 +110,26 @@ describe('BatchWriteItem client', () => {
     if (name === 'UnrecognizedClientException') expect(error.message).toBe('The security token included in the request is invalid.');
   });
 
+  it('keeps the ThrottlingReasons of a throttled call', async () => {
+    const text = JSON.stringify({
+      __type: 'com.amazonaws.dynamodb.v20120810#ThrottlingException',
+      message: 'Throughput exceeds the current capacity for one or more global secondary indexes.',
+      ThrottlingReasons: [
+        { reason: 'IndexWriteProvisionedThroughputExceeded', resource: 'arn:aws:dynamodb:us-east-1:111122223333:table/people/index/byCountry' },
+        { reason: 'TableWriteKeyRangeThroughputExceeded', resource: 'arn:aws:dynamodb:us-east-1:111122223333:table/people' },
+        { resource: 'no reason: dropped' },
+      ],
+    });
+    const client = await clientAnswered((request, body, response) => response.writeHead(400).end(text));
+    const error = await client.batchWrite('{}').catch((/** @type {any} */ e) => e);
+    client.destroy();
+    expect(classifyError(error)).toBe('throttle');
+    expect(error.throttlingReasons).toEqual([
+      { reason: 'IndexWriteProvisionedThroughputExceeded', resource: 'arn:aws:dynamodb:us-east-1:111122223333:table/people/index/byCountry' },
+      { reason: 'TableWriteKeyRangeThroughputExceeded', resource: 'arn:aws:dynamodb:us-east-1:111122223333:table/people' },
+    ]);
+  });
+
   it('checks the answer against its x-amz-crc32 header: a match is read, a damaged body is retried rather than believed', async () => {
     const answer = '{"UnprocessedItems":{"people":[{"PutRequest":{"Item":{"id":{"S":"a1"}}}}]}}';
     // What a damaged body could say: nothing unprocessed, so the row would be counted written.

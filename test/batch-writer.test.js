@@ -208,6 +208,30 @@ describe('batch writer', () => {
     expect({ written: stats.written, collapsed: stats.duplicatesCollapsed }).toEqual({ written: 1, collapsed: 999 });
   });
 
+  it('counts throttled calls by their ThrottlingReasons; a hot key range backs off its batch but leaves the window and the pace alone', async () => {
+    /** @param {string[]} reasons */
+    const throttle = (reasons) => Object.assign(new Error('throttled'), { name: 'ThrottlingException', throttlingReasons: reasons.map((reason) => ({ reason })) });
+    for (const [reasons, shrinks] of /** @type {const} */ ([[['TableWriteKeyRangeThroughputExceeded'], false], [['TableWriteProvisionedThroughputExceeded'], true], [['IndexWriteKeyRangeThroughputExceeded', 'IndexWriteProvisionedThroughputExceeded'], true]])) {
+      let refusals = 0;
+      const client = recordingClient(() => (refusals++ < 8 ? { error: throttle([...reasons]) } : {}));
+      const { writer, stats } = writerFor(client, { concurrency: 16, adaptiveConcurrency: true, maxAttempts: 20 });
+      /** @type {number[]} */
+      const windows = [];
+      for (let i = 0; i < 25 * 16; i++) {
+        const id = `k${i}`;
+        const wait = writer.add({ json: JSON.stringify({ id: { S: id } }), keyId: id, line: i + 2, fields: [id] });
+        windows.push(stats.window);
+        if (wait) await wait;
+      }
+      await writer.flush();
+      windows.push(stats.window);
+      expect(stats.written).toBe(25 * 16);
+      expect(stats.throttledCalls).toBe(8);
+      expect(stats.throttledCallsByReason).toEqual(Object.fromEntries(reasons.map((reason) => [reason, 8])));
+      expect({ reasons, shrank: Math.min(...windows) < 16 }).toEqual({ reasons, shrank: shrinks });
+    }
+  });
+
   it('collapses duplicate keys within a batch, the later row winning', async () => {
     const client = recordingClient();
     const { writer, stats } = writerFor(client);

@@ -150,6 +150,7 @@ describe('sls package, in each mode', () => {
     });
     expect(resourcesFor(existing, 'dynamodb:BatchWriteItem')).toEqual(['arn:{AWS::Partition}:dynamodb:{AWS::Region}:{AWS::AccountId}:table/Orders']);
     expect(resourcesFor(existing, 'dynamodb:DescribeTable')).toEqual(['arn:{AWS::Partition}:dynamodb:{AWS::Region}:{AWS::AccountId}:table/Orders']);
+    expect(resourcesFor(existing, 'dynamodb:DescribeContinuousBackups')).toEqual(['arn:{AWS::Partition}:dynamodb:{AWS::Region}:{AWS::AccountId}:table/Orders']);
     expect(resourcesFor(existing, 's3:GetObject')).toEqual(['arn:{AWS::Partition}:s3:::acme-exports/orders/*', 'arn:{AWS::Partition}:s3:::csv-import-dev-us-east-1-output/_imports/*']);
     // Nothing of the user's bucket is written.
     expect(resourcesFor(existing, 's3:PutObject').every((arn) => arn.includes(':::csv-import-dev-us-east-1-output/'))).toBe(true);
@@ -162,11 +163,12 @@ describe('sls package, in each mode', () => {
     expect(existing.Resources.OutputBucketTlsOnly.Properties.PolicyDocument.Statement[0]).toMatchObject({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } });
   });
 
-  it('allowed tables: grants each of them the same two actions, and lists them for the function', () => {
+  it('allowed tables: grants each of them the same three actions, and lists them for the function', () => {
     const allowed = template('allowed tables');
     const arns = ['Orders', 'OrderLines', 'Customers'].map((name) => `arn:{AWS::Partition}:dynamodb:{AWS::Region}:{AWS::AccountId}:table/${name}`);
     expect(resourcesFor(allowed, 'dynamodb:BatchWriteItem')).toEqual(arns);
     expect(resourcesFor(allowed, 'dynamodb:DescribeTable')).toEqual(arns);
+    expect(resourcesFor(allowed, 'dynamodb:DescribeContinuousBackups')).toEqual(arns);
     expect(environment('allowed tables')).toMatchObject({ TABLE_NAME: 'Orders', ALLOWED_TABLES: 'OrderLines,Customers' });
     // The demo bucket stays the source when no sourceBucket is given.
     expect(allowed.Resources.S3BucketSourceBucket).toBeDefined();

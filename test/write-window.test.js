@@ -110,6 +110,30 @@ describe('adaptive pace', () => {
     expect(pace.rate()).toBeCloseTo(9_000);
   });
 
+  it('starts at the table\'s known ceiling when it has one, instead of finding it by throttling', async () => {
+    let t = 0;
+    /** @type {number[]} */
+    const waits = [];
+    const pace = createAdaptivePace({ adaptive: true, startRate: 1_000, now: () => t, wait: async (ms) => {
+      waits.push(ms);
+      t += ms;
+    } });
+    // A tenth of a second's worth at once, then it waits: 1,000 WCU in the first second, not more.
+    let spent = 0;
+    while (t < 1_000) {
+      const ready = pace.ready();
+      if (ready !== undefined) await ready;
+      if (t >= 1_000) break;
+      pace.spend(25, 25);
+      spent += 25;
+    }
+    expect(waits.length).toBeGreaterThan(0);
+    expect(spent).toBeGreaterThanOrEqual(1_000);
+    expect(spent).toBeLessThanOrEqual(1_000 + 25 + 100);
+    // Then it probes for more, as after any second with few throttles.
+    expect(pace.rate()).toBe(1_000 * 1.02);
+  });
+
   it('grows by 2% after a second with few throttles, and waits when the bucket is spent', async () => {
     const { clock, waits, pace } = paceOnClock();
     clock.t = 500;

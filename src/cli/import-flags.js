@@ -35,6 +35,7 @@ export const OPTION_FLAGS = [
   ['--rejects-prefix', 'rejectsPrefix', 'prefix', 'where rejects files go (default rejects/)'],
   ['--status-prefix', 'statusPrefix', 'prefix', 'where job status goes (default _imports/)'],
   ['--output-dir', 'outputDir', 'dir', 'where a local file\'s rejects and status go (default: its directory)'],
+  ['--require-pitr', 'requirePitr', undefined, 'refuse a table that holds items and has no point-in-time recovery'],
   ['--dry-run', 'dryRun', undefined, 'read and check the whole file, write nothing; report rows, rejects, keys, capacity, cost and time'],
   ['--price-per-million-writes', 'pricePerMillionWrites', 'usd', 'on-demand price for the dry run\'s cost (default: us-east-1\'s)'],
 ];

@@ -45,7 +45,7 @@ export function createLiveView({ stream, label, now = () => performance.now() })
     progress.update(line.byte, { label, share, clock: `elapsed ${duration(elapsed)}${eta === undefined ? '' : `  ETA ${duration(eta)}`}${note}` });
     rows.update(0, { text: `rows  read ${count(line.rowsRead)}  written ${count(line.written)}  rejected ${count(line.rejected)}${reasons(line.rejectedByReason)}` });
     rates.update(0, { text: `rate  ${count(line.rowsPerSecond)} rows/s now, ${count(line.averageRowsPerSecond)} avg   ${count(line.wcuPerSecond)} WCU/s now, ${count(line.averageWcuPerSecond)} avg` });
-    pace.update(0, { text: `pace  window ${line.window}, ${line.inFlight} in flight   throttled ${count(throttled)} items   ${count(line.retries)} calls re-sent` });
+    pace.update(0, { text: `pace  window ${line.window}, ${line.inFlight} in flight   throttled ${count(throttled)} items${throttleReasons(line.throttledCallsByReason)}   ${count(line.retries)} calls re-sent` });
   }
 
   /** @param {string} level @param {string} message @param {Record<string, unknown>} fields */
@@ -85,6 +85,15 @@ const percent = (/** @type {number} */ part, /** @type {number} */ whole) => `${
 function reasons(byReason) {
   const parts = Object.entries(byReason ?? {}).map(([reason, n]) => `${reason} ${count(n)}`);
   return parts.length === 0 ? '' : ` (${parts.join(', ')})`;
+}
+
+/**
+ * Throttled calls by DynamoDB's reasons, shortly: TableWriteKeyRangeThroughputExceeded is "table key range".
+ * @param {Record<string, number> | undefined} byReason
+ */
+export function throttleReasons(byReason) {
+  const parts = Object.entries(byReason ?? {}).map(([reason, n]) => `${reason.replace(/Write|ThroughputExceeded|Exceeded/g, '').replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase()} ${count(n)}`);
+  return parts.length === 0 ? '' : ` (calls: ${parts.join(', ')})`;
 }
 
 /** 75 → "1:15", 3725 → "1:02:05". @param {number} seconds */

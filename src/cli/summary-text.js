@@ -2,6 +2,7 @@
  * The end of an import, for people: a short table of the books, the rejects files and the job id. The
  * JSON summary (the last line in --json mode) carries the same figures.
  */
+import { throttleReasons } from './live-view.js';
 import { textTable } from './text-table.js';
 
 /**
@@ -14,6 +15,7 @@ import { textTable } from './text-table.js';
  * @property {number} [duplicatesCollapsed]
  * @property {number} [wcuConsumed]
  * @property {number} [throttledItems]
+ * @property {Record<string, number>} [throttledCallsByReason]
  * @property {number} [retries]
  * @property {number} seconds
  * @property {number} rowsPerSecond
@@ -39,7 +41,7 @@ export function summaryText(summary, { source, table, locate }) {
     ['rejected', n(summary.rejected), reasons],
     ['duplicates collapsed', n(summary.duplicatesCollapsed), 'a later row of the file has the same key'],
     ['write capacity used', n(summary.wcuConsumed), 'WCU'],
-    ['throttled items', n(summary.throttledItems), `${n(summary.retries)} calls re-sent`],
+    ['throttled items', n(summary.throttledItems), `${n(summary.retries)} calls re-sent${throttleReasons(summary.throttledCallsByReason)}`],
     ['books', summary.balanced ? 'balanced' : 'OPEN', summary.balanced ? 'read = written + rejected + collapsed' : 'rows are unaccounted for: see the log'],
   ];
   const lines = [

@@ -117,6 +117,7 @@ export function parseCheckpoint(raw, name) {
     TOTALS.every((total) => isCount(c.totals[total])) &&
     c.totals.rejectedByReason !== null && typeof c.totals.rejectedByReason === 'object' &&
     Object.values(c.totals.rejectedByReason).every(isCount) &&
+    (c.totals.throttledCallsByReason === undefined || (c.totals.throttledCallsByReason !== null && typeof c.totals.throttledCallsByReason === 'object' && Object.values(c.totals.throttledCallsByReason).every(isCount))) &&
     Array.isArray(c.rejectsObjects) && c.rejectsObjects.every((/** @type {unknown} */ k) => typeof k === 'string') &&
     Array.isArray(c.rejectSample) &&
     (c.gzip === undefined || typeof c.gzip === 'boolean') &&

@@ -14,6 +14,7 @@ import { createRecordParser } from '../records/csv-records.js';
 import { openBytes } from '../source/open-bytes.js';
 import { createBatchWriter } from '../write/batch-writer.js';
 import { checkTable } from '../write/table-check.js';
+import { checkRecoverable, tableFacts } from '../write/table-facts.js';
 import { JobError } from '../errors.js';
 import { jobIdFor, segmentStart } from './checkpoint.js';
 import { outputStoreFor } from './output-store.js';
@@ -46,7 +47,13 @@ import { startSegmentReport } from './segment-report.js';
  */
 export async function runImport(config, { clients, logger, stopBy = Infinity, deadline = Infinity, publishMetrics = runningInLambda(), stop, abandon }) {
   const start = segmentStart(config);
-  await checkTable(clients.dynamodb, config);
+  const facts = tableFacts(await checkTable(clients.dynamodb, config));
+  if (start.segment === 1) {
+    // Every shard checks (each must refuse under requirePitr before it writes); the first one says so.
+    const warn = start.shard === 0 ? (/** @type {string} */ message, /** @type {Record<string, unknown>} */ fields) => logger.warn(message, fields) : () => {};
+    const pointInTimeRecovery = await checkRecoverable(clients.dynamodb, config, facts, warn);
+    if (start.shard === 0) logger.info('table', { table: config.table, ...facts, pointInTimeRecovery });
+  }
   const where = { jobId: start.jobId, shard: start.shard, segment: start.segment, bucket: config.bucket, key: config.key, file: config.file, table: config.table };
   const store = outputStoreFor(config, clients.s3);
   const input = await openBytes(clients.s3, config, start, (event) => logger.warn('source re-opened', { ...where, ...event }));
@@ -55,7 +62,9 @@ export async function runImport(config, { clients, logger, stopBy = Infinity, de
   let header = start.header;
   const report = await startSegmentReport({ config, store, logger, start, jobId, source, totalBytes: input.gzip ? undefined : source.contentLength, header: () => header, publishMetrics });
 
-  const writer = createBatchWriter({ ...config, client: clients.batchWrite, keyIdOf: keyIdReader(config), stats: report.stats, onReject: report.recordRejection });
+  // The pace starts at the table's known ceiling (this shard's share), not where throttling would find it.
+  const startRate = facts.writeCeiling === undefined ? undefined : facts.writeCeiling / start.shards;
+  const writer = createBatchWriter({ ...config, startRate, client: clients.batchWrite, keyIdOf: keyIdReader(config), stats: report.stats, onReject: report.recordRejection });
   /** @type {ReturnType<typeof createShuffleWindow<import('../types.js').Entry>>} */
   const shuffle = createShuffleWindow(config.shuffleWindow, (entry) => writer.add(entry), {
     keyOf: (entry) => entry.keyId,

@@ -64,10 +64,21 @@ export async function startSegmentReport({ config, store, logger, start, jobId, 
   /** @param {import('./job-status.js').ShardState} state @param {Record<string, unknown>} [extra] */
   const statusNow = (state, extra) => ({ ...figures(), state, updatedAt: new Date().toISOString(), heartbeatMs: config.logIntervalMs, runner, ...extra });
 
+  let advisedOnHotKeys = false;
+  /** The first time the table throttles a hot key range, say what helps: spreading the rows, not slowing down. @param {Record<string, number>} byReason */
+  function adviseOnHotKeys(byReason) {
+    if (advisedOnHotKeys) return;
+    const reason = Object.keys(byReason).find((name) => name.endsWith('KeyRangeThroughputExceeded'));
+    if (reason === undefined) return;
+    advisedOnHotKeys = true;
+    logger.warn('hot key range', { ...context, reason: `${reason}: the rows of a few partition key values come together in the file, and their partition takes at most 1,000 WCU/s; spread them with shuffleWindow (e.g. 100000) or by sorting the file another way` });
+  }
+
   const throughput = startThroughputLog(
     stats,
     (line) => {
       logger.info('throughput', { jobId, shard, segment, ...line, bytes: totalBytes });
+      adviseOnHotKeys(line.throttledCallsByReason);
       metrics?.(line);
       status.update(statusNow('running'));
     },

@@ -22,7 +22,10 @@ export const TOTALS = /** @type {const} */ ([
 const SUMMARY_NAMES = { wcu: 'wcuConsumed' };
 
 /** @typedef {(typeof TOTALS)[number]} TotalName */
-/** @typedef {{ [name in TotalName]: number } & { rejectedByReason: Record<string, number> }} Totals */
+/**
+ * @typedef {{ [name in TotalName]: number } & { rejectedByReason: Record<string, number>, throttledCallsByReason: Record<string, number> }} Totals
+ *   throttledCallsByReason: calls refused for capacity, by each of the ThrottlingReasons DynamoDB gave
+ */
 /**
  * Totals plus what only the running segment has: calls under way now, the current window, and the byte
  * of the source (decompressed, for gzip) after the last record read.
@@ -34,9 +37,10 @@ const SUMMARY_NAMES = { wcu: 'wcuConsumed' };
  * @returns {Stats}
  */
 export function createStats(totals) {
-  const stats = /** @type {Stats} */ ({ rejectedByReason: Object.create(null), inFlight: 0, window: 0, byte: 0 });
+  const stats = /** @type {Stats} */ ({ rejectedByReason: Object.create(null), throttledCallsByReason: Object.create(null), inFlight: 0, window: 0, byte: 0 });
   for (const name of TOTALS) stats[name] = totals?.[name] ?? 0;
   if (totals !== undefined) Object.assign(stats.rejectedByReason, totals.rejectedByReason);
+  if (totals?.throttledCallsByReason !== undefined) Object.assign(stats.throttledCallsByReason, totals.throttledCallsByReason);
   return stats;
 }
 
@@ -46,7 +50,7 @@ export function createStats(totals) {
  * @returns {Totals}
  */
 export function totalsOf(stats) {
-  const totals = /** @type {Totals} */ ({ rejectedByReason: { ...stats.rejectedByReason } });
+  const totals = /** @type {Totals} */ ({ rejectedByReason: { ...stats.rejectedByReason }, throttledCallsByReason: { ...stats.throttledCallsByReason } });
   for (const name of TOTALS) totals[name] = stats[name];
   return totals;
 }
@@ -82,6 +86,7 @@ export function summarize(totals, seconds) {
   return {
     .../** @type {SummaryFigures} */ (figures),
     rejectedByReason: { ...totals.rejectedByReason },
+    throttledCallsByReason: { ...totals.throttledCallsByReason },
     seconds: round(seconds, 3),
     rowsPerSecond: Math.round(totals.written / Math.max(seconds, 1e-3)),
     balanced: unwrittenOf(totals) === 0,
@@ -98,13 +103,14 @@ export function summarize(totals, seconds) {
  * @returns {Summary}
  */
 export function sumSummaries(parts, seconds) {
-  const totals = /** @type {Totals} */ ({ rejectedByReason: Object.create(null) });
+  const totals = /** @type {Totals} */ ({ rejectedByReason: Object.create(null), throttledCallsByReason: Object.create(null) });
   for (const name of TOTALS) {
     const field = /** @type {keyof Summary} */ (SUMMARY_NAMES[name] ?? name);
     totals[name] = parts.reduce((sum, part) => sum + (/** @type {number | undefined} */ (part[field]) ?? 0), 0);
   }
   for (const part of parts) {
     for (const [reason, n] of Object.entries(part.rejectedByReason ?? {})) totals.rejectedByReason[reason] = (totals.rejectedByReason[reason] ?? 0) + n;
+    for (const [reason, n] of Object.entries(part.throttledCallsByReason ?? {})) totals.throttledCallsByReason[reason] = (totals.throttledCallsByReason[reason] ?? 0) + n;
   }
   return summarize(totals, seconds);
 }

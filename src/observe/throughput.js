@@ -19,6 +19,7 @@ import { round } from './counters.js';
  * @property {number} wcuConsumed           since the job started
  * @property {number} averageWcuPerSecond   since the segment started
  * @property {number} throttledItems        in this interval
+ * @property {Record<string, number>} throttledCallsByReason  calls refused for capacity, by DynamoDB's ThrottlingReasons, since the job started
  * @property {number} retries
  * @property {number} inFlight
  * @property {number} window
@@ -56,6 +57,7 @@ export function startThroughputLog(stats, log, intervalMs, now = () => performan
       wcuConsumed: round(stats.wcu, 1),
       averageWcuPerSecond: Math.round((stats.wcu - wcuBefore) / Math.max(elapsed, 1e-3)),
       throttledItems: stats.throttledItems - last.throttled,
+      throttledCallsByReason: { ...stats.throttledCallsByReason },
       retries: stats.retries,
       inFlight: stats.inFlight,
       window: stats.window,

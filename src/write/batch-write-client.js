@@ -197,7 +197,7 @@ function correctClock(clock, date) {
  * @param {number} status @param {string} text @param {string | undefined} requestId
  */
 function answeredError(status, text, requestId) {
-  /** @type {{ __type?: string, message?: string, Message?: string }} */
+  /** @type {{ __type?: string, message?: string, Message?: string, ThrottlingReasons?: Array<{ reason?: unknown, resource?: unknown }> }} */
   let parsed = {};
   try {
     parsed = JSON.parse(text);
@@ -206,5 +206,10 @@ function answeredError(status, text, requestId) {
   }
   const name = parsed.__type?.split('#').pop() || (status >= 500 ? 'InternalServerError' : `HttpError${status}`);
   const message = parsed.message ?? parsed.Message ?? `BatchWriteItem answered HTTP ${status}`;
-  return new DynamoDBCallError(name, message, status, requestId);
+  const error = new DynamoDBCallError(name, message, status, requestId);
+  // Why a call was throttled (a hot key range, the table's or an index's capacity, the account's limit).
+  if (Array.isArray(parsed.ThrottlingReasons)) {
+    error.throttlingReasons = parsed.ThrottlingReasons.flatMap((r) => (typeof r?.reason === 'string' ? [{ reason: r.reason, ...(typeof r.resource === 'string' ? { resource: r.resource } : {}) }] : []));
+  }
+  return error;
 }

@@ -40,6 +40,7 @@ export const BATCH_SIZE = 25;
  * @property {import('../observe/counters.js').Stats} stats
  * @property {(rejection: Rejection) => void} onReject
  * @property {(ms: number) => Promise<unknown>} [wait]  for tests
+ * @property {number} [startRate]  WCU/s the adaptive pace starts at: the table's known ceiling (this writer's share of it)
  */
 
 /** @param {BatchWriterOptions} options */

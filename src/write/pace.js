@@ -65,10 +65,11 @@ export function createWcuLimiter(maxWcu, now = () => performance.now(), wait = (
  *
  * @param {object} options
  * @param {boolean} options.adaptive  off: never waits
+ * @param {number} [options.startRate]  WCU/s to start at: the table's known ceiling (else no limit until it pushes back)
  * @param {() => number} [options.now]  milliseconds clock
  * @param {(ms: number) => Promise<unknown>} [options.wait]
  */
-export function createAdaptivePace({ adaptive, now = () => performance.now(), wait = (ms) => new Promise((resolve) => setTimeout(resolve, ms)) }) {
+export function createAdaptivePace({ adaptive, startRate, now = () => performance.now(), wait = (ms) => new Promise((resolve) => setTimeout(resolve, ms)) }) {
   const off = { ready: () => undefined, spend: (/** @type {number} */ _units, /** @type {number} */ _items) => {}, throttled: (/** @type {number} */ _items) => {}, refused: () => {}, rate: () => Infinity };
   if (!adaptive) return off;
   const THROTTLED_SHARE = 0.05;
@@ -76,7 +77,7 @@ export function createAdaptivePace({ adaptive, now = () => performance.now(), wa
   const FLOOR = 25; // one call's worth a second at least
   const BUCKET_SECONDS = 0.1; // a tenth of a second of burst: smooth within the table's second
   const HOLD_SECONDS = 0.02; // after a call refused whole: the table has nothing left just now
-  let rate = Infinity;
+  let rate = startRate ?? Infinity;
   let tokens = 0;
   let at = now();
   let second = Math.floor(at / 1000);

@@ -25,6 +25,7 @@ import { backoffDelay, classifyError } from './retry.js';
  * @property {number} backoffCapMs
  * @property {number | undefined} [maxWcu]  most write capacity to consume per second
  * @property {boolean} [adaptiveConcurrency]  pace the calls by the capacity learned from the table's throttling
+ * @property {number} [startRate]  the pace's first rate: the table's known ceiling
  * @property {import('p-limit').LimitFunction} limit  the window: calls on the wire at once
  * @property {{ succeeded: () => void, throttled: () => void }} window  told how each call went
  * @property {import('../observe/counters.js').Stats} stats
@@ -44,7 +45,7 @@ export function createBatchSender(options) {
   const sender = {
     ...options,
     capacity: createWcuLimiter(options.maxWcu),
-    pace: createAdaptivePace({ adaptive: options.adaptiveConcurrency ?? false }),
+    pace: createAdaptivePace({ adaptive: options.adaptiveConcurrency ?? false, startRate: options.startRate }),
     requestBody: requestBodyFor(options.table),
   };
   return (entries) => sendBatch(sender, entries);
@@ -88,7 +89,7 @@ async function sendBatch(sender, entries) {
       if (kind === 'fatal') throw error;
       if (kind === 'invalid') return splitRefused(sender, pending, error);
       if (kind === 'throttle') {
-        throttled(sender, pending.length, true);
+        throttled(sender, pending.length, true, /** @type {{ throttlingReasons?: Array<{ reason: string }> }} */ (error).throttlingReasons);
         budget.throttled();
       } else {
         stats.transientErrors++;
@@ -153,10 +154,19 @@ async function splitRefused(sender, entries, error) {
   await sendBatch(sender, entries.slice(middle));
 }
 
-/** Items refused for capacity: counted, and the window and the pace hear of it. @param {Sender} sender @param {number} items @param {boolean} wholeCall */
-function throttled({ stats, window, pace }, items, wholeCall) {
+/**
+ * Items refused for capacity: counted (a call refused whole under each of its ThrottlingReasons), and the
+ * window and the pace hear of it, unless the only reason is a hot key range: the table has capacity left,
+ * one partition key's range has not, and slowing every write would not help it (spreading the rows would).
+ * The batch still backs off before it tries again.
+ * @param {Sender} sender @param {number} items @param {boolean} wholeCall
+ * @param {Array<{ reason: string }>} [reasons]  a whole call's, when DynamoDB gave them
+ */
+function throttled({ stats, window, pace }, items, wholeCall, reasons) {
   if (wholeCall) stats.throttledCalls++;
   stats.throttledItems += items;
+  for (const { reason } of reasons ?? []) stats.throttledCallsByReason[reason] = (stats.throttledCallsByReason[reason] ?? 0) + 1;
+  if (reasons !== undefined && reasons.length > 0 && reasons.every(({ reason }) => reason.endsWith('KeyRangeThroughputExceeded'))) return;
   window.throttled();
   pace.throttled(items);
   if (wholeCall) pace.refused();

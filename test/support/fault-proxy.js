@@ -9,6 +9,8 @@
  *  - forward the call, then reset the connection instead of answering (share `resetCalls`): the
  *    items are written but the client cannot know, the hardest case for "exactly once";
  *  - never answer (share `hangCalls`, or the calls `hangCall` picks by number), until the client gives up.
+ * A throttled call carries the ThrottlingReasons `throttlingReasons` gives, as DynamoDB's have since 2025;
+ * with `pointInTimeRecovery`, DescribeContinuousBackups (which DynamoDB Local lacks) is answered here.
  * Other calls pass through untouched. Listens on 127.0.0.1 and a free port.
  */
 import http from 'node:http';
@@ -19,9 +21,11 @@ import { listenOnLoopback } from './loopback.js';
  * @property {string} target             e.g. http://127.0.0.1:8000
  * @property {number} [unprocessedItems] share of items held back, 0..1
  * @property {number} [throttleCalls]    share of calls refused whole, 0..1
+ * @property {(call: number) => string[]} [throttlingReasons]  the ThrottlingReasons a refused call carries (default: none, as DynamoDB before 2025)
  * @property {number} [serverErrors]     share of calls answered with a 500, 0..1
  * @property {number} [resetCalls]       share of calls forwarded, then reset, 0..1
  * @property {number} [hangCalls]        share of calls never answered, 0..1
+ * @property {'ENABLED' | 'DISABLED'} [pointInTimeRecovery]  answer DescribeContinuousBackups so (DynamoDB Local does not implement it)
  * @property {(call: number) => boolean} [hangCall]  whether the call with this number (from 1) is never answered
  * @property {() => number} [random]
  */
@@ -29,7 +33,7 @@ import { listenOnLoopback } from './loopback.js';
 const THROTTLE_ERRORS = ['ProvisionedThroughputExceededException', 'ThrottlingException', 'RequestLimitExceeded'];
 
 /** @param {FaultOptions} options */
-export async function startFaultProxy({ target, unprocessedItems = 0, throttleCalls = 0, serverErrors = 0, resetCalls = 0, hangCalls = 0, hangCall = () => false, random = Math.random }) {
+export async function startFaultProxy({ target, unprocessedItems = 0, throttleCalls = 0, throttlingReasons = () => [], pointInTimeRecovery, serverErrors = 0, resetCalls = 0, hangCalls = 0, hangCall = () => false, random = Math.random }) {
   const counts = { calls: 0, throttledCalls: 0, throttledCallItems: 0, heldBackItems: 0, forwardedItems: 0, serverErrors: 0, resets: 0, hangs: 0 };
   const targetUrl = new URL(target);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
@@ -65,6 +69,9 @@ export async function startFaultProxy({ target, unprocessedItems = 0, throttleCa
       let body = '';
       req.setEncoding('utf8');
       for await (const chunk of req) body += chunk;
+      if (pointInTimeRecovery !== undefined && String(req.headers['x-amz-target']).endsWith('.DescribeContinuousBackups')) {
+        return reply(res, 200, {}, JSON.stringify({ ContinuousBackupsDescription: { ContinuousBackupsStatus: pointInTimeRecovery, PointInTimeRecoveryDescription: { PointInTimeRecoveryStatus: pointInTimeRecovery } } }));
+      }
       if (!String(req.headers['x-amz-target']).endsWith('.BatchWriteItem')) {
         const answer = await forward(req, body);
         return reply(res, answer.status, answer.headers, answer.body);
@@ -84,7 +91,9 @@ export async function startFaultProxy({ target, unprocessedItems = 0, throttleCa
         for (const requests of Object.values(/** @type {Record<string, unknown[]>} */ (request.RequestItems))) counts.throttledCallItems += requests.length;
         // The three throttling errors DynamoDB answers with, in turn.
         const name = THROTTLE_ERRORS[counts.throttledCalls % THROTTLE_ERRORS.length];
-        return reply(res, 400, {}, JSON.stringify({ __type: `com.amazonaws.dynamodb.v20120810#${name}`, message: `Injected: ${name}` }));
+        const table = Object.keys(/** @type {Record<string, unknown[]>} */ (request.RequestItems))[0];
+        const reasons = throttlingReasons(counts.calls).map((reason) => ({ reason, resource: `arn:aws:dynamodb:us-east-1:000000000000:table/${table}${reason.startsWith('Index') ? '/index/byCountry' : ''}` }));
+        return reply(res, 400, {}, JSON.stringify({ __type: `com.amazonaws.dynamodb.v20120810#${name}`, message: `Injected: ${name}`, ...(reasons.length > 0 ? { ThrottlingReasons: reasons } : {}) }));
       }
       /** @type {Record<string, unknown[]>} */
       const heldBack = {};
