@@ -9,7 +9,8 @@
  *  - capacity: `wcu` WCU/s split over `partitions` (each at most 1,000 WCU/s); an item goes to the
  *    partition of a hash of its partition key; each partition refills every second and, with `burst`,
  *    banks unused capacity for up to 300 s. Items over budget come back as UnprocessedItems; a call of
- *    which nothing fits gets ProvisionedThroughputExceededException.
+ *    which nothing fits gets ProvisionedThroughputExceededException with its ThrottlingReasons (the table's
+ *    capacity, or a key range's). DescribeTable gives the table's provisioned WCU.
  *  - forward: accepted items are also written to a real DynamoDB endpoint (DynamoDB Local).
  *
  * As a program it runs in its own process (so that it does not share the client's core) and prints
@@ -157,7 +158,8 @@ export async function startCapacityModel(options = {}) {
     if (acceptedCount === 0 && requested > 0) {
       second.throttledCalls++;
       totals.throttledCalls++;
-      return { status: 400, body: JSON.stringify({ __type: 'com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException', message: 'The level of configured provisioned throughput for the table was exceeded (capacity model)' }) };
+      const table = Object.keys(request.RequestItems)[0];
+      return { status: 400, body: JSON.stringify({ __type: 'com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException', message: 'The level of configured provisioned throughput for the table was exceeded (capacity model)', ThrottlingReasons: [{ reason: throttlingReason(requested), resource: `arn:aws:dynamodb:us-east-1:000000000000:table/${table}` }] }) };
     }
     if (forwardUrl !== undefined) {
       const answer = await send(headers, JSON.stringify({ RequestItems: accepted }));
@@ -170,6 +172,17 @@ export async function startCapacityModel(options = {}) {
     return { status: 200, body: JSON.stringify({ UnprocessedItems: unprocessed, ConsumedCapacity: request.ReturnConsumedCapacity === 'TOTAL' ? consumed : undefined }) };
   }
 
+  /**
+   * Why a call was refused, as DynamoDB says it: the table's capacity when it has too little left for the
+   * call anywhere, else the key range (partition) the call's items went to.
+   * @param {number} units
+   */
+  function throttlingReason(units) {
+    let left = 0;
+    for (let p = 0; p < partitions; p++) left += Math.max(tokens[p], 0) + (burst ? banked[p] : 0);
+    return left >= units ? 'TableWriteKeyRangeThroughputExceeded' : 'TableWriteProvisionedThroughputExceeded';
+  }
+
   /** @param {any} request */
   function describeTable(request) {
     return {
@@ -180,6 +193,9 @@ export async function startCapacityModel(options = {}) {
           TableStatus: 'ACTIVE',
           KeySchema: [{ AttributeName: keyName, KeyType: 'HASH' }, ...(sortKeyName === undefined ? [] : [{ AttributeName: sortKeyName, KeyType: 'RANGE' }])],
           AttributeDefinitions: [keyName, ...(sortKeyName === undefined ? [] : [sortKeyName])].map((name) => ({ AttributeName: name, AttributeType: 'S' })),
+          ...(wcu === undefined
+            ? { BillingModeSummary: { BillingMode: 'PAY_PER_REQUEST' } }
+            : { BillingModeSummary: { BillingMode: 'PROVISIONED' }, ProvisionedThroughput: { ReadCapacityUnits: 0, WriteCapacityUnits: wcu } }),
         },
       }),
     };

@@ -65,6 +65,15 @@ describe('capacity model, capacity', () => {
     const answer = await batchWrite(table.endpoint, JSON.stringify({ RequestItems: { t: unprocessed } }));
     expect(answer.status).toBe(400);
     expect(answer.body.__type).toMatch(/#ProvisionedThroughputExceededException$/);
+    // Its reason, as DynamoDB's: the key range when the table has capacity left elsewhere for the call, else the table's.
+    const left = 10 - accepted;
+    expect(answer.body.ThrottlingReasons).toEqual([{ reason: left >= unprocessed.length ? 'TableWriteKeyRangeThroughputExceeded' : 'TableWriteProvisionedThroughputExceeded', resource: 'arn:aws:dynamodb:us-east-1:000000000000:table/t' }]);
     expect(table.stats().totals).toMatchObject({ calls: 2, items: accepted, wcu: accepted, throttledCalls: 1, throttledItems: 25 - accepted + unprocessed.length });
+  });
+
+  it('describes the table with its provisioned WCU, so that the importer\'s pace starts there', async () => {
+    const table = await model({ wcu: 3_000 });
+    const res = await fetch(table.endpoint, { method: 'POST', headers: { 'x-amz-target': 'DynamoDB_20120810.DescribeTable' }, body: JSON.stringify({ TableName: 'bench' }) });
+    expect((await res.json()).Table).toMatchObject({ TableName: 'bench', BillingModeSummary: { BillingMode: 'PROVISIONED' }, ProvisionedThroughput: { WriteCapacityUnits: 3_000 } });
   });
 });
