@@ -7,9 +7,9 @@ import { CreateTableCommand, DeleteTableCommand, waitUntilTableExists } from '@a
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { resolveConfig } from '../src/config.js';
-import { runJob } from '../src/handler.js';
+import { handler, runJob } from '../src/handler.js';
 import { createKeyCount } from '../src/items/key-count.js';
-import { listKeys, scanAll, TEST_BUCKET, upload, useCleanups, useLocalServers } from './support/local.js';
+import { createTable, listKeys, scanAll, TEST_BUCKET, upload, useCleanups, useLocalServers } from './support/local.js';
 
 const quiet = { info() {}, warn() {}, error() {} };
 
@@ -95,6 +95,20 @@ describe('a dry run', () => {
     expect(await scanAll(local.dynamodb, table)).toEqual([]);
     expect(await listKeys(local.s3, 'rejects/dry/')).toEqual([]);
     expect(await listKeys(local.s3, `_imports/${report.jobId}/`)).toEqual([]);
+  });
+
+  it('runs from a Lambda payload ({"dryRun": true}) through the handler, its report kept as the idempotency record\'s result', async () => {
+    await upload(local.s3, 'dry/hand.csv', HAND_CSV);
+    const table = await tableWithIndexes(local.dynamodb);
+    dropLater(table);
+    process.env.IDEMPOTENCY_TABLE = await createTable(local.dynamodb);
+    cleanup(() => void delete process.env.IDEMPOTENCY_TABLE);
+    const payload = { bucket: TEST_BUCKET, key: 'dry/hand.csv', table, columnTypes: { score: 'N' }, dryRun: true };
+    const first = /** @type {import('../src/job/dry-run.js').DryRunReport} */ (await handler(payload));
+    expect(first).toMatchObject({ dryRun: true, rowsRead: 6, wouldWrite: 3, writeCapacity: { total: 9 } });
+    // The same payload again is the stored result, not a second read.
+    expect(await handler(payload)).toEqual(first);
+    expect(await scanAll(local.dynamodb, table)).toEqual([]);
   });
 
   it('gives a provisioned table\'s time at its slowest ceiling, the table\'s or an index\'s, and no on-demand cost', async () => {

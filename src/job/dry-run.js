@@ -12,7 +12,7 @@ import { createKeyCount, EXACT_KEYS } from '../items/key-count.js';
 import { ceilingOf, createWriteCost } from '../items/write-cost.js';
 import { createRecordParser } from '../records/csv-records.js';
 import { openBytes } from '../source/open-bytes.js';
-import { sourceId } from '../source/source-name.js';
+import { sourceFields, sourceId } from '../source/source-name.js';
 import { checkTable } from '../write/table-check.js';
 import { jobIdFor, segmentStart } from './checkpoint.js';
 import { IMPORT_FROM_S3_USD_PER_GB, NEW_ON_DEMAND_WRITES_PER_SECOND, ON_DEMAND_USD_PER_MILLION_WRITES, PRICES_READ_ON } from './prices.js';
@@ -110,7 +110,14 @@ export async function runDryRun(config, { clients, logger }) {
  * @param {number} figures.bytesRead  of the (decompressed) file
  * @param {number} figures.seconds
  */
-export function dryRunReport({ config, table, jobId, stats, keys, rejectLines, itemBytes, largestItem, indexes, bytesRead, seconds }) {
+export function dryRunReport(figures) {
+  // Stored as the idempotency record's result, which takes no undefined values: the figures that do not
+  // apply (an on-demand cost on a provisioned table, a time at maxWcu without one) are left out.
+  return /** @type {ReturnType<typeof reportOf>} */ (JSON.parse(JSON.stringify(reportOf(figures))));
+}
+
+/** @param {Parameters<typeof dryRunReport>[0]} figures */
+function reportOf({ config, table, jobId, stats, keys, rejectLines, itemBytes, largestItem, indexes, bytesRead, seconds }) {
   const rows = stats.written;
   // Local indexes live in the table's partitions and draw on its capacity; global ones have their own.
   const tableWcu = stats.wcu + indexes.filter((index) => index.kind === 'local').reduce((sum, index) => sum + index.wcu, 0);
@@ -130,9 +137,7 @@ export function dryRunReport({ config, table, jobId, stats, keys, rejectLines, i
   return {
     dryRun: true,
     jobId,
-    bucket: config.bucket,
-    key: config.key,
-    file: config.file,
+    ...sourceFields(config),
     table: config.table,
     rowsRead: stats.rowsRead,
     wouldWrite: rows,

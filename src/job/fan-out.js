@@ -15,7 +15,7 @@ import { markShardFailed, readJobStatus } from './job-status.js';
 import { planKey } from './object-keys.js';
 import { outputStoreFor } from './output-store.js';
 import { openRawSource } from '../source/open-bytes.js';
-import { sourceId, sourceWhere } from '../source/source-name.js';
+import { sourceFields, sourceId, sourceWhere } from '../source/source-name.js';
 import { planShards } from './shard-plan.js';
 import { isGzip, peek } from '../source/compression.js';
 
@@ -65,9 +65,7 @@ export async function planJob(config, s3, store) {
   /** @type {JobPlan} */
   const plan = {
     jobId,
-    bucket: config.bucket,
-    key: config.key,
-    file: config.file,
+    ...sourceFields(config),
     etag: source.etag,
     bytes: source.contentLength,
     header: planned.header,
@@ -161,7 +159,7 @@ export async function runShardedJob(payload, config, { clients, logger, function
   const todo = payloads.filter((_, index) => status?.shards[index]?.state !== 'done' && status?.shards[index]?.state !== 'running');
   const skipped = status?.shards.filter((shard) => shard.state === 'done').length ?? 0;
   const alive = status?.shards.filter((shard) => shard.state === 'running').length ?? 0;
-  logger.info('job planned', { jobId: plan.jobId, bucket: config.bucket, key: config.key, file: config.file, shards: plan.shards.length, starting: todo.length, alreadyDone: skipped, stillRunning: alive, note: plan.note });
+  logger.info('job planned', { jobId: plan.jobId, ...sourceFields(config), shards: plan.shards.length, starting: todo.length, alreadyDone: skipped, stillRunning: alive, note: plan.note });
 
   if (config.continuation === 'invoke') {
     if (functionArn === undefined) throw new ConfigError('continuation', 'invoke', 'a sharded job starts its shards as invocations, which needs the Lambda context (invokedFunctionArn); off Lambda, use "in-process"');
@@ -180,7 +178,7 @@ export async function runShardedJob(payload, config, { clients, logger, function
   }
   const final = await readJobStatus(store, config.statusPrefix, plan.jobId, plan);
   if (final === undefined) throw new JobError(`job ${plan.jobId} left no status in ${store.where(config.statusPrefix)}`);
-  const summary = { jobId: plan.jobId, bucket: config.bucket, key: config.key, file: config.file, table: config.table, shards: plan.shards.length, started: todo.length, alreadyDone: skipped, ...final.total, note: plan.note };
+  const summary = { jobId: plan.jobId, ...sourceFields(config), table: config.table, shards: plan.shards.length, started: todo.length, alreadyDone: skipped, ...final.total, ...(plan.note === undefined ? {} : { note: plan.note }) };
   logger.info('job summary', summary);
   if (final.total.state !== 'done') {
     const failed = final.shards.filter((s) => s.state !== 'done').map((s) => `shard ${s.shard + 1}: ${s.error ?? s.state}`);

@@ -18,7 +18,7 @@ import { checkRecoverable, tableFacts } from '../write/table-facts.js';
 import { JobError } from '../errors.js';
 import { jobIdFor, segmentStart } from './checkpoint.js';
 import { outputStoreFor } from './output-store.js';
-import { sourceId } from '../source/source-name.js';
+import { sourceFields, sourceId } from '../source/source-name.js';
 import { newRunName, replayKey } from './object-keys.js';
 import { readRows } from './read-rows.js';
 import { startSegmentReport } from './segment-report.js';
@@ -54,7 +54,7 @@ export async function runImport(config, { clients, logger, stopBy = Infinity, de
     const pointInTimeRecovery = await checkRecoverable(clients.dynamodb, config, facts, warn);
     if (start.shard === 0) logger.info('table', { table: config.table, ...facts, pointInTimeRecovery });
   }
-  const where = { jobId: start.jobId, shard: start.shard, segment: start.segment, bucket: config.bucket, key: config.key, file: config.file, table: config.table };
+  const where = { jobId: start.jobId, shard: start.shard, segment: start.segment, ...sourceFields(config), table: config.table };
   const store = outputStoreFor(config, clients.s3);
   const input = await openBytes(clients.s3, config, start, (event) => logger.warn('source re-opened', { ...where, ...event }));
   const { source } = input;

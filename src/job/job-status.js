@@ -29,9 +29,9 @@ const silenceAllowedMs = (status) => (status.handedOverAt !== undefined ? 15 * 6
 /**
  * @typedef {object} JobPlan
  * @property {string} jobId
- * @property {string | undefined} bucket
- * @property {string | undefined} key
- * @property {string | undefined} [file]
+ * @property {string} [bucket]  an S3 source's
+ * @property {string} [key]
+ * @property {string} [file]  a local source's
  * @property {string} etag
  * @property {number} bytes
  * @property {string[]} header

@@ -16,7 +16,7 @@ import { AwsCallError, JobError } from '../errors.js';
  * @property {(key: string) => string} where  how a person finds the object: s3://bucket/key, or a file path
  * @property {(key: string) => Promise<any>} getJson  undefined when there is no such object
  * @property {(key: string, value: unknown) => Promise<void>} putJson
- * @property {(key: string, contentType: string) => Upload} upload  a stream written to the object as it comes
+ * @property {(key: string, contentType: string, what: string) => Upload} upload  a stream written to the object as it comes; `what` names it in errors
  */
 
 /**
@@ -54,7 +54,7 @@ export function bucketStore(s3, bucket) {
         throw new AwsCallError(`write s3://${bucket}/${key}`, error, 's3:PutObject on it');
       }
     },
-    upload(key, contentType) {
+    upload(key, contentType, what) {
       const stream = new PassThrough({ highWaterMark: 1 << 20 });
       // lib-storage is loaded on the first upload: most imports reject nothing. Writes wait in the stream meanwhile.
       const done = import('@aws-sdk/lib-storage')
@@ -63,7 +63,7 @@ export function bucketStore(s3, bucket) {
           () => undefined,
           (error) => {
             stream.destroy();
-            throw new AwsCallError(`write ${where(key)}`, error, 's3:PutObject on it');
+            throw new AwsCallError(`write ${what} ${where(key)}`, error, 's3:PutObject on it');
           },
         );
       return { stream, done };
@@ -101,7 +101,7 @@ export function directoryStore(directory) {
         throw new JobError(`cannot write ${file}: ${/** @type {Error} */ (error).message}; check the directory is writable, or name another with --output-dir`, { cause: error });
       }
     },
-    upload(key) {
+    upload(key, _contentType, what) {
       const file = where(key);
       const stream = new PassThrough({ highWaterMark: 1 << 20 });
       const done = (async () => {
@@ -112,7 +112,7 @@ export function directoryStore(directory) {
           await finished(out);
         } catch (error) {
           stream.destroy();
-          throw new JobError(`cannot write ${file}: ${/** @type {Error} */ (error).message}; check the directory is writable, or name another with --output-dir`, { cause: error });
+          throw new JobError(`cannot write ${what} ${file}: ${/** @type {Error} */ (error).message}; check the directory is writable, or name another with --output-dir`, { cause: error });
         }
       })();
       return { stream, done };

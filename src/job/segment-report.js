@@ -11,13 +11,13 @@ import { startThroughputLog } from '../observe/throughput.js';
 import { checkpointAfter } from './checkpoint.js';
 import { createStatusWriter, runnerOf } from './job-status.js';
 import { newRunName, rejectsKey, shardStatusKey } from './object-keys.js';
-import { sourceName } from '../source/source-name.js';
+import { sourceFields, sourceName } from '../source/source-name.js';
 
 /** @typedef {import('./checkpoint.js').Checkpoint} Checkpoint */
 /** @typedef {import('../types.js').Rejection} Rejection */
 /**
  * @typedef {ReturnType<typeof summarize> & {
- *   jobId: string, bucket: string | undefined, key: string | undefined, file: string | undefined, table: string, segments: number, reopens: number,
+ *   jobId: string, bucket?: string, key?: string, file?: string, table: string, segments: number, reopens: number,
  *   rejectsObjects: string[], rejectSample: Array<{ line: number, reason: string }>,
  *   shard: number, shards: number, startedAt: string, note?: string
  * }} ImportSummary
@@ -43,7 +43,7 @@ const REJECT_SAMPLE = 20;
 /** @param {SegmentReportOptions} options */
 export async function startSegmentReport({ config, store, logger, start, jobId, source, totalBytes, header, publishMetrics }) {
   const { segment, shard, shards, rejectSample, rejectsObjects } = start;
-  const context = { jobId, shard, segment, bucket: config.bucket, key: config.key, file: config.file, table: config.table };
+  const context = { jobId, shard, segment, ...sourceFields(config), table: config.table };
   const stats = createStats(start.totals);
   stats.byte = start.byte;
   const rejects = createRejections(stats, rejectSample, createRejectsWriter({ store, key: rejectsKey(config.rejectsPrefix, sourceName(config), jobId, segment, shards > 1 ? shard : undefined, newRunName()), header }));
@@ -58,7 +58,7 @@ export async function startSegmentReport({ config, store, logger, start, jobId, 
   const reopens = () => start.reopens + source.reopens();
   /** The job's figures so far, as the status object and the summary show them. */
   const figures = () => ({
-    jobId, bucket: config.bucket, key: config.key, file: config.file, table: config.table, shard, shards, startedAt: start.startedAt,
+    jobId, ...sourceFields(config), table: config.table, shard, shards, startedAt: start.startedAt,
     ...summarize(stats, seconds()), segments: segment, reopens: reopens(), rejectsObjects, rejectSample,
   });
   /** @param {import('./job-status.js').ShardState} state @param {Record<string, unknown>} [extra] */

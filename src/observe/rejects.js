@@ -26,7 +26,7 @@ export function createRejectsWriter({ store, key, header }) {
   let rows = 0;
 
   function open() {
-    const upload = store.upload(key, 'text/csv; charset=utf-8');
+    const upload = store.upload(key, 'text/csv; charset=utf-8', 'the rejects file');
     done = upload.done.catch((error) => {
       failure = error;
     });

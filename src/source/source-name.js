@@ -14,5 +14,12 @@ export const sourceId = (config) => (config.file !== undefined ? `file://${confi
 /** Where a person finds the source: s3://bucket/key, or the file's path. @param {SourceConfig} config */
 export const sourceWhere = (config) => config.file ?? `s3://${config.bucket}/${config.key}`;
 
+/**
+ * The source as a summary or a log line names it: bucket and key, or file (no field left undefined: a
+ * summary is stored as the idempotency record's result, which takes no undefined values).
+ * @param {SourceConfig} config
+ */
+export const sourceFields = (config) => (config.file !== undefined ? { file: config.file } : { bucket: /** @type {string} */ (config.bucket), key: /** @type {string} */ (config.key) });
+
 /** The source's name in its rejects files' keys: the object key, or the file's name. @param {SourceConfig} config */
 export const sourceName = (config) => (config.file !== undefined ? path.basename(config.file) : /** @type {string} */ (config.key));
