@@ -72,7 +72,7 @@ export async function importCommand(source, flags, how) {
 async function runWithView(payload, config, flags, how) {
   const where = sourceWhere(config);
   const live = !flags.json && process.stdout.isTTY === true && !(config.shards > 1 || config.bytesPerShard !== undefined);
-  const view = live ? createLiveView({ stream: process.stdout, label: `${config.dryRun ? 'dry run: ' : ''}${path.basename(where)} → ${config.table}` }) : undefined;
+  const view = live ? createLiveView({ stream: process.stdout, label: `${config.dryRun ? 'dry run: ' : ''}${path.basename(where)} → ${config.table}`, dryRun: config.dryRun }) : undefined;
   const say = view?.say ?? ((/** @type {string} */ text) => process.stderr.write(`${text}\n`));
   const stop = new AbortController();
   const abandon = new AbortController();

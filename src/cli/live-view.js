@@ -11,9 +11,10 @@ import cliProgress from 'cli-progress';
  * @param {object} options
  * @param {NodeJS.WriteStream} options.stream
  * @param {string} options.label  what goes where: "people.csv → Orders"
+ * @param {boolean} [options.dryRun]  nothing is written: rows that would be, and no write rates
  * @param {() => number} [options.now]  milliseconds clock
  */
-export function createLiveView({ stream, label, now = () => performance.now() }) {
+export function createLiveView({ stream, label, dryRun = false, now = () => performance.now() }) {
   const startedAt = now();
   const bars = new cliProgress.MultiBar(
     { stream, fps: 5, hideCursor: true, clearOnComplete: false, stopOnComplete: false, linewrap: false, barsize: 30, autopadding: true, format: '{label} {bar} {share}  {clock}' },
@@ -22,7 +23,7 @@ export function createLiveView({ stream, label, now = () => performance.now() })
   const progress = bars.create(1, 0, { label, share: 'starting...', clock: '' });
   const rows = bars.create(1, 0, { text: '' }, { format: '  {text}' });
   const rates = bars.create(1, 0, { text: '' }, { format: '  {text}' });
-  const pace = bars.create(1, 0, { text: '' }, { format: '  {text}' });
+  const pace = dryRun ? undefined : bars.create(1, 0, { text: '' }, { format: '  {text}' });
   let throttled = 0;
   /** @type {{ at: number, byte: number } | undefined} */
   let firstLine;
@@ -43,9 +44,13 @@ export function createLiveView({ stream, label, now = () => performance.now() })
     const share = total === undefined ? `${megabytes(line.byte)} read (compressed: size unknown)` : `${percent(line.byte, total)} of ${megabytes(total)}`;
     progress.setTotal(Math.max(total ?? line.byte, 1));
     progress.update(line.byte, { label, share, clock: `elapsed ${duration(elapsed)}${eta === undefined ? '' : `  ETA ${duration(eta)}`}${note}` });
-    rows.update(0, { text: `rows  read ${count(line.rowsRead)}  written ${count(line.written)}  rejected ${count(line.rejected)}${reasons(line.rejectedByReason)}` });
+    rows.update(0, { text: `rows  read ${count(line.rowsRead)}  ${dryRun ? 'would write' : 'written'} ${count(line.written)}  ${dryRun ? 'would reject' : 'rejected'} ${count(line.rejected)}${reasons(line.rejectedByReason)}` });
+    if (dryRun) {
+      rates.update(0, { text: `rate  ${count(line.rowsPerSecond)} rows/s now, ${count(line.averageRowsPerSecond)} avg (read and checked; nothing is sent)` });
+      return;
+    }
     rates.update(0, { text: `rate  ${count(line.rowsPerSecond)} rows/s now, ${count(line.averageRowsPerSecond)} avg   ${count(line.wcuPerSecond)} WCU/s now, ${count(line.averageWcuPerSecond)} avg` });
-    pace.update(0, { text: `pace  window ${line.window}, ${line.inFlight} in flight   throttled ${count(throttled)} items${throttleReasons(line.throttledCallsByReason)}   ${count(line.retries)} calls re-sent` });
+    pace?.update(0, { text: `pace  window ${line.window}, ${line.inFlight} in flight   throttled ${count(throttled)} items${throttleReasons(line.throttledCallsByReason)}   ${count(line.retries)} calls re-sent` });
   }
 
   /** @param {string} level @param {string} message @param {Record<string, unknown>} fields */

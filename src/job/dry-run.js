@@ -124,7 +124,7 @@ function reportOf({ config, table, jobId, stats, keys, rejectLines, itemBytes, l
   const totalWcu = stats.wcu + indexes.reduce((sum, index) => sum + index.wcu, 0);
   const billing = table.BillingModeSummary?.BillingMode ?? (table.ProvisionedThroughput?.WriteCapacityUnits ? 'PROVISIONED' : 'PAY_PER_REQUEST');
   const onDemand = billing === 'PAY_PER_REQUEST';
-  const tableCeiling = ceilingOf(table) ?? (onDemand ? { perSecond: NEW_ON_DEMAND_WRITES_PER_SECOND, from: 'a new on-demand table (assumed: the table states no ceiling)' } : undefined);
+  const tableCeiling = ceilingOf(table) ?? (onDemand ? { perSecond: NEW_ON_DEMAND_WRITES_PER_SECOND, from: 'assumed for a new on-demand table: the table states no ceiling' } : undefined);
   const limits = [
     ...(tableCeiling === undefined ? [] : [{ limitedBy: `table ${config.table} (${tableCeiling.from})`, seconds: tableWcu / tableCeiling.perSecond, perSecond: tableCeiling.perSecond }]),
     ...indexes.filter((index) => index.kind === 'global' && index.ceiling !== undefined).map((index) => {
@@ -162,7 +162,7 @@ function reportOf({ config, table, jobId, stats, keys, rejectLines, itemBytes, l
     cost: {
       onDemandUsd: onDemand ? round((totalWcu * config.pricePerMillionWrites) / 1e6, 4) : undefined,
       pricePerMillionWrites: config.pricePerMillionWrites,
-      priceNote: config.pricePerMillionWrites === ON_DEMAND_USD_PER_MILLION_WRITES ? `us-east-1's, read ${PRICES_READ_ON}; another region's: pricePerMillionWrites` : 'the price given in pricePerMillionWrites',
+      priceNote: config.pricePerMillionWrites === ON_DEMAND_USD_PER_MILLION_WRITES ? `us-east-1's, read ${PRICES_READ_ON}; another region's: pricePerMillionWrites, --price-per-million-writes` : 'the price given in pricePerMillionWrites',
       provisionedNote: onDemand ? undefined : 'a provisioned table is paid by the hour for its capacity, whatever an import writes: see time',
       importFromS3Usd: round(gigabytes * IMPORT_FROM_S3_USD_PER_GB, 4),
       importFromS3Note: `DynamoDB's Import from S3 at ${IMPORT_FROM_S3_USD_PER_GB} USD per GB of source data (us-east-1, read ${PRICES_READ_ON}); it only creates new tables`,
