@@ -56,7 +56,7 @@ export async function handler(event, context) {
  */
 export async function runJob(payload, config, context, { log = logger, stop, abandon } = {}) {
   const clients = clientsFor(config);
-  if (config.dryRun) return runDryRun(config, { clients, logger: log });
+  if (config.dryRun) return runDryRun(config, { clients, logger: log, stop });
   if (wantsShards(config)) {
     const job = await runShardedJob(payload, config, { clients, logger: log, functionArn: context?.invokedFunctionArn });
     if (job !== undefined) return job;

@@ -4,7 +4,7 @@
  * table's items, the rejects files and the books. Ctrl-C and --resume, once and twice, end to end.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parse } from 'csv-parse/sync';
@@ -207,16 +207,36 @@ describe('the ddbload command', () => {
     expect(partly.length).toBeGreaterThan(0);
     expect(partly.length).toBeLessThan(11_000);
 
+    expect(path.basename(stopped.checkpointFile)).toMatch(new RegExp(`^${stopped.jobId}\\.[0-9a-f]{8}\\.checkpoint\\.json$`));
+
+    // Another import than the one stopped is refused, each with the fix: another table, another reading of
+    // the rows, another endpoint, a checkpoint edited by hand, --local (whose table is gone).
+    const proxy = await startFaultProxy({ target: local.env.DYNAMODB_ENDPOINT });
+    cleanup(() => proxy.stop());
+    const text = readFileSync(stopped.checkpointFile, 'utf8');
+    const edited = path.join(dir, 'edited.checkpoint.json');
+    writeFileSync(edited, text.replace(/"byte": (\d+)/, (_, byte) => `"byte": ${Number(byte) + 1}`));
+    const refusals = [
+      [['import', 'people.csv', '--table', 'another-table', '--resume', stopped.checkpointFile], process.env, `it is the checkpoint of ${path.join(dir, 'people.csv')} into ${table}`],
+      [[...args, '--delimiter', ';', '--resume', stopped.checkpointFile], process.env, 'the import was stopped with --delimiter ","'],
+      [[...args.filter((arg) => arg !== '--types' && arg !== 'n:N'), '--resume', stopped.checkpointFile], process.env, 'the import was stopped with --types {"n":"N"}'],
+      [[...args, '--resume', stopped.checkpointFile], { ...process.env, DYNAMODB_ENDPOINT: proxy.endpoint }, `not on ${proxy.endpoint} in`],
+      [[...args, '--resume', edited], process.env, 'the file was changed since the stopped import wrote it'],
+      [[...args, '--local', '--resume', stopped.checkpointFile], process.env, "--local's table is discarded"],
+    ];
+    for (const [refusedArgs, env, message] of /** @type {Array<[string[], Record<string, string | undefined>, string]>} */ (refusals)) {
+      const refused = await runCli(refusedArgs, { cwd: dir, env });
+      expect({ code: refused.code, stderr: refused.stderr }).toEqual({ code: 2, stderr: expect.stringContaining(message) });
+    }
+    expect(proxy.counts.calls).toBe(0);
+
     const second = await runCli([...args, '--resume', stopped.checkpointFile], { cwd: dir, env: process.env });
     expect(second.code).toBe(0);
     const summary = jsonLines(second.stdout).at(-1);
     expect(summary.segments).toBe(2);
     expect(await differencesFor(Buffer.from(csv), table, rejectsUnder(dir), summary)).toEqual([]);
-
-    // A checkpoint of another file, or another table, is refused with the fix.
-    const wrong = await runCli(['import', 'people.csv', '--table', 'another-table', '--resume', stopped.checkpointFile], { cwd: dir, env: process.env });
-    expect(wrong.code).toBe(2);
-    expect(wrong.stderr).toContain(`it is the checkpoint of ${path.join(dir, 'people.csv')} into ${table}`);
+    // Its checkpoint is of no more use once the import finished.
+    expect(existsSync(stopped.checkpointFile)).toBe(false);
   });
 
   it('on a second Ctrl-C gives the writes in flight up, saves their rows, and --resume writes them first', async () => {
@@ -225,7 +245,8 @@ describe('the ddbload command', () => {
     writeFileSync(path.join(dir, 'people.csv'), csv);
     const table = await createTable(local.dynamodb, tableKeysFor(OPTIONS));
     // From the 20th call on, nothing is answered: the drain after the first Ctrl-C cannot end.
-    const proxy = await startFaultProxy({ target: local.env.DYNAMODB_ENDPOINT, hangCall: (call) => call >= 20 });
+    let hanging = true;
+    const proxy = await startFaultProxy({ target: local.env.DYNAMODB_ENDPOINT, hangCall: (call) => hanging && call >= 20 });
     cleanup(() => proxy.stop());
     const args = ['import', 'people.csv', '--table', table, '--types', 'n:N', '--json', '--request-timeout-ms', '60000', '--log-interval-ms', '200'];
 
@@ -250,7 +271,9 @@ describe('the ddbload command', () => {
     expect(stopped.rowsToReplay).toBeGreaterThan(0);
     expect(first.stderr).toMatch(/rows whose writes were given up are saved in .*replay-shard-0001-segment-0001-[0-9a-f]{8}\.json/);
 
-    const second = await runCli([...args, '--resume', stopped.checkpointFile], { cwd: dir, env: process.env });
+    // The resume goes to the same endpoint (another would be refused), which answers again.
+    hanging = false;
+    const second = await runCli([...args, '--resume', stopped.checkpointFile], { cwd: dir, env: { ...process.env, DYNAMODB_ENDPOINT: proxy.endpoint } });
     expect(second.code).toBe(0);
     const summary = jsonLines(second.stdout).at(-1);
     expect(await differencesFor(Buffer.from(csv), table, rejectsUnder(dir), summary)).toEqual([]);
@@ -270,13 +293,43 @@ describe('the ddbload command', () => {
     expect(stderr).toContain(`DynamoDB Local's table People holds ${expected.items.size.toLocaleString('en-US')} items`);
   });
 
+  it('stops a dry run on Ctrl-C with a report of the rows read so far', async () => {
+    const dir = workDir();
+    const { csv } = mixedCsv(150_000);
+    writeFileSync(path.join(dir, 'big.csv'), csv);
+    const table = await createTable(local.dynamodb, tableKeysFor(OPTIONS));
+    let signalled = false;
+    const { code, stdout, stderr } = await runCli(['import', 'big.csv', '--table', table, '--types', 'n:N', '--dry-run', '--json', '--log-interval-ms', '100'], {
+      cwd: dir,
+      env: process.env,
+      onStdout(text, child) {
+        if (!signalled && text.includes('"message":"throughput"')) {
+          signalled = true;
+          child.kill('SIGINT');
+        }
+      },
+    });
+    expect(code).toBe(130);
+    expect(stderr).toContain('Stopping the dry run');
+    const report = jsonLines(stdout).at(-1);
+    expect(report).toMatchObject({ dryRun: true, complete: false, balanced: true });
+    expect(report.rowsRead).toBeGreaterThan(0);
+    expect(report.rowsRead).toBeLessThan(150_000);
+  });
+
+  it('prints a resume command that keeps the words after "--" as arguments', async () => {
+    const { resumeCommand } = await import('../src/cli/program.js');
+    expect(resumeCommand(['import', '--table', 'T', '--resume', 'old.json', '--', '-odd name.csv'], '/tmp/a b.json')).toBe("npx ddbload import --table T --resume '/tmp/a b.json' -- '-odd name.csv'");
+    expect(resumeCommand(['import', 'x.csv', '--table', 'T'], '/tmp/c.json')).toBe('npx ddbload import x.csv --table T --resume /tmp/c.json');
+  });
+
   it('reads the status of a local file\'s import from beside the file', async () => {
     const dir = workDir();
     const { csv } = mixedCsv(2_000);
     writeFileSync(path.join(dir, 'small.csv'), csv);
     const table = await createTable(local.dynamodb, tableKeysFor(OPTIONS));
     expect((await runCli(['import', 'small.csv', '--table', table, '--types', 'n:N', '--json'], { cwd: dir, env: process.env })).code).toBe(0);
-    const { code, stdout } = await runCli(['status', 'small.csv'], { cwd: dir, env: process.env });
+    const { code, stdout } = await runCli(['status', 'small.csv', '--table', table], { cwd: dir, env: process.env });
     expect(code).toBe(0);
     expect(stdout).toContain(path.join(dir, 'small.csv'));
     expect(stdout).toMatch(/total +done/);

@@ -163,6 +163,40 @@ describe('a dry run', () => {
     expect(new Map(items.map((item) => [item.id.S, item.name.S]))).toEqual(expected);
   });
 
+  it('foresees the rows an index refuses (a key of another type, or too long, with or without its other key) and counts no index the file has no key for', async () => {
+    const table = `t-${randomUUID()}`;
+    await local.dynamodb.send(
+      new CreateTableCommand({
+        TableName: table,
+        BillingMode: 'PAY_PER_REQUEST',
+        AttributeDefinitions: ['id', 'city', 'zip', 'email'].map((name) => ({ AttributeName: name, AttributeType: name === 'zip' ? 'N' : 'S' })),
+        KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
+        GlobalSecondaryIndexes: [
+          // zip is N in the index, and S in the import (no columnTypes): a row with a zip is refused, a city or not.
+          { IndexName: 'byCity', KeySchema: [{ AttributeName: 'city', KeyType: 'HASH' }, { AttributeName: 'zip', KeyType: 'RANGE' }], Projection: { ProjectionType: 'KEYS_ONLY' } },
+          // The file has no email column: no item lands in it.
+          { IndexName: 'byEmail', KeySchema: [{ AttributeName: 'email', KeyType: 'HASH' }], Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['phone'] } },
+        ],
+      }),
+    );
+    await waitUntilTableExists({ client: local.dynamodb, maxWaitTime: 30 }, { TableName: table });
+    dropLater(table);
+    const csv = ['id,city,zip,note', 'a,Paris,,one', 'b,,75001,two', 'c,Lyon,69001,three', `d,${'x'.repeat(2049)},,four`, 'e,Nice,,five', 'f,,,six', ''].join('\n');
+    await upload(local.s3, 'dry/indexes.csv', csv);
+    const options = { bucket: TEST_BUCKET, key: 'dry/indexes.csv', table };
+    const dry = /** @type {import('../src/job/dry-run.js').DryRunReport} */ (await runJob({ ...options, dryRun: true }, resolveConfig({ ...options, dryRun: true }, process.env), undefined, { log: quiet }));
+    dry.writeCapacity.indexes.sort((x, y) => x.name.localeCompare(y.name));
+    expect(dry).toMatchObject({ wouldWrite: 3, wouldReject: 3, rejectedByReason: { REJECTED_BY_TABLE: 3 }, firstRejectedLines: { REJECTED_BY_TABLE: [3, 4, 5] } });
+    // a, e: city only, no zip: not in byCity (it needs both keys). f: nothing. byEmail: never.
+    expect(dry.writeCapacity.indexes).toEqual([
+      { name: 'byCity', kind: 'global', items: 0, wcu: 0 },
+      { name: 'byEmail', kind: 'global', items: 0, wcu: 0 },
+    ]);
+    expect(dry.writeCapacity.total).toBe(3);
+    const real = /** @type {import('../src/job/import-segment.js').ImportSummary} */ (await runJob(options, resolveConfig(options, process.env), undefined, { log: quiet }));
+    expect({ written: real.written, rejectedByReason: real.rejectedByReason, lines: real.rejectSample.map((r) => r.line) }).toEqual({ written: 3, rejectedByReason: { REJECTED_BY_TABLE: 3 }, lines: [3, 4, 5] });
+  });
+
   it('counts distinct keys exactly up to its bound, and estimates them within 2% past it', () => {
     const exact = createKeyCount({ exactKeys: 1_000_000 });
     const past = createKeyCount({ exactKeys: 10_000 });

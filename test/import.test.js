@@ -151,5 +151,15 @@ describe('import against DynamoDB Local and the S3 emulator', () => {
     await upload(s3, 'utf16/big-endian.csv', Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from('id\n1\n', 'utf16le').swap16()]));
     await expect(handler({ bucket: TEST_BUCKET, key: 'utf16/big-endian.csv', table })).rejects.toThrow(/the file is UTF-16BE \(its byte order mark says so\), which is not read; save it as UTF-8 or UTF-16LE/);
   });
-});
 
+  it('refuses a checkpoint that starts past the end of its file, instead of reporting an import of nothing as done', async () => {
+    const table = await createTable(dynamodb);
+    const csv = generatedCsv(100, 12);
+    await upload(s3, 'checkpoint/past-end.csv', csv);
+    const etag = ((await s3.send(new HeadObjectCommand({ Bucket: TEST_BUCKET, Key: 'checkpoint/past-end.csv' }))).ETag ?? '').replaceAll('"', '');
+    const totals = { rowsRead: 10, written: 10, rejected: 0, duplicatesCollapsed: 0, retries: 0, throttledItems: 0, throttledCalls: 0, transientErrors: 0, wcu: 10, calls: 1, rejectedByReason: {} };
+    const checkpoint = { jobId: 'a-job', etag, byte: Buffer.byteLength(csv) + 500, line: 11, header: csv.slice(0, csv.indexOf('\n')).split(','), segments: 1, seconds: 1, reopens: 0, totals, rejectsObjects: [], rejectSample: [] };
+    await expect(handler({ bucket: TEST_BUCKET, key: 'checkpoint/past-end.csv', table, checkpoint })).rejects.toThrow(new RegExp(`the checkpoint starts at byte ${checkpoint.byte} of s3://${TEST_BUCKET}/checkpoint/past-end.csv, which has ${Buffer.byteLength(csv)}`));
+    expect(await scanAll(dynamodb, table)).toEqual([]);
+  });
+});

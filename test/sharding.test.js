@@ -15,7 +15,7 @@ import { readJobStatus } from '../src/job/job-status.js';
 import { bucketStore } from '../src/job/output-store.js';
 import { generatedCsv, mixedCsv, summaryOf } from './support/imports.js';
 import { startLambdaEndpoint } from './support/lambda-endpoint.js';
-import { createTable, expectTableHoldsExactly, readObject, rejectedLinesIn, TEST_BUCKET, upload, useCleanups, useLocalServers } from './support/local.js';
+import { createTable, expectTableHoldsExactly, readObject, rejectedLinesIn, scanAll, TEST_BUCKET, upload, useCleanups, useLocalServers } from './support/local.js';
 
 const { env, dynamodb, s3 } = useLocalServers();
 const run = promisify(execFile);
@@ -57,7 +57,7 @@ describe('a sharded job', () => {
     expect(lines.slice(2, 10).map((line) => line.split(/\s+/).slice(0, 2))).toEqual(Array.from({ length: 8 }, (_, i) => [String(i + 1), 'done']));
     expect(lines[10]).toMatch(new RegExp(`^total\\s+done\\s+24,000\\s+${job.written.toLocaleString('en-US')}\\s+${rejectedCount}\\s`));
     expect(lines[10]).toContain('books balanced');
-    const byObject = await run(process.execPath, ['src/cli/main.js', 'status', `s3://${TEST_BUCKET}/sharded/mixed.csv`, '--json'], { env: process.env });
+    const byObject = await run(process.execPath, ['src/cli/main.js', 'status', `s3://${TEST_BUCKET}/sharded/mixed.csv`, '--table', table, '--json'], { env: process.env });
     expect(JSON.parse(byObject.stdout).total).toEqual(status?.total);
 
     // Run again, the job is done: nothing is started.
@@ -155,6 +155,18 @@ describe('a sharded job', () => {
     const small = /** @type {Record<string, any>} */ (await handler({ bucket: TEST_BUCKET, key: 'sharded/small.csv', table, bytesPerShard }));
     expect(small).toMatchObject({ shards: 1, rowsRead: 100, written: 100 });
     expect(small.note).toBeUndefined();
+  });
+
+  it('imports the same file into a second table as a job of its own: the first table\'s finished shards are not the second\'s', async () => {
+    const { csv } = mixedCsv(6_000);
+    await upload(s3, 'sharded/two-tables.csv', csv);
+    const first = await createTable(dynamodb);
+    const second = await createTable(dynamodb);
+    const one = jobSummaryOf(await handler({ bucket: TEST_BUCKET, key: 'sharded/two-tables.csv', table: first, columnTypes: 'n:N', shards: 3 }));
+    const two = jobSummaryOf(await handler({ bucket: TEST_BUCKET, key: 'sharded/two-tables.csv', table: second, columnTypes: 'n:N', shards: 3 }));
+    expect(two.jobId).not.toBe(one.jobId);
+    expect(two).toMatchObject({ started: 3, alreadyDone: 0, state: 'done', rowsRead: one.rowsRead, written: one.written });
+    expect((await scanAll(dynamodb, second)).length).toBe(one.written);
   });
 
   it('counts an earlier unsharded run of the same file as none of a later plan\'s shards', async () => {

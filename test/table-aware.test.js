@@ -54,6 +54,18 @@ describe('a table-aware import', () => {
         expect(lines.find((line) => line.message === 'table')?.fields).toMatchObject({ billingMode: 'PAY_PER_REQUEST', pointInTimeRecovery: pointInTimeRecovery === 'ENABLED' });
       }
     }
+    // A dry run refuses what the import would refuse.
+    const proxy = await startFaultProxy({ target: local.env.DYNAMODB_ENDPOINT, pointInTimeRecovery: 'DISABLED' });
+    cleanup(() => proxy.stop());
+    process.env.DYNAMODB_ENDPOINT = proxy.endpoint;
+    await expect(run({ ...payload, requirePitr: true, dryRun: true }, recordingLog().log)).rejects.toThrow(/has no point-in-time recovery/);
+    // With requirePitr, a table DynamoDB counts as empty is refused too: it refreshes ItemCount every six hours or so.
+    const empty = await createTable(local.dynamodb);
+    await expect(run({ ...payload, table: empty, requirePitr: true }, recordingLog().log)).rejects.toThrow(new RegExp(`table "${empty}" has no point-in-time recovery`));
+    const quietOnEmpty = recordingLog();
+    await run({ ...payload, table: empty }, quietOnEmpty.log);
+    expect(quietOnEmpty.lines.filter((line) => line.level === 'warn')).toEqual([]);
+
     // DynamoDB Local itself has no backups: it cannot be told, and says so; requirePitr refuses.
     process.env.DYNAMODB_ENDPOINT = local.env.DYNAMODB_ENDPOINT;
     const { lines, log } = recordingLog();

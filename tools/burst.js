@@ -101,14 +101,15 @@ function filesOf(burst, prefix) {
 
 /**
  * @param {S3Client} s3 @param {string} bucket @param {Array<{ key: string, rows: number, seed: number }>} files
+ * @param {string} table  the table they are imported into (a job is one file into one table)
  * @returns {Promise<string[]>} the job id of each file
  */
-async function uploadFiles(s3, bucket, files) {
+async function uploadFiles(s3, bucket, files, table) {
   const jobIds = [];
   for (const file of files) {
     log(`Generating ${file.rows.toLocaleString('en-US')} rows into s3://${bucket}/${file.key}...`);
     await uploadStream(s3, bucket, file.key, (body) => writeCsv(body, { rows: file.rows, seed: file.seed, sorted: false }));
-    jobIds.push(await jobIdOfObject(s3, bucket, file.key));
+    jobIds.push(await jobIdOfObject(s3, bucket, file.key, table));
   }
   return jobIds;
 }
@@ -125,7 +126,7 @@ async function runLocally(burst, compare) {
     const table = `burst-${run}`;
     await servers.createTable(table);
     const files = filesOf(burst, `burst/${run}/`);
-    const jobIds = await uploadFiles(servers.s3, LOCAL_BUCKET, files);
+    const jobIds = await uploadFiles(servers.s3, LOCAL_BUCKET, files, table);
     Object.assign(process.env, servers.env, { TABLE_NAME: table });
     const common = { bucket: LOCAL_BUCKET, table, ...(burst.concurrency === undefined ? {} : { concurrency: burst.concurrency }) };
 
@@ -172,7 +173,7 @@ async function compareWithOne(servers, burst, run, logDirectory) {
   const rows = burst.invocations * burst.rows;
   // Its own key, hence its own job id and status: a copy of the sharded file (same seed), or as many rows as the parts.
   const key = `burst/${run}/single.csv`;
-  const [jobId] = await uploadFiles(servers.s3, LOCAL_BUCKET, [{ key, rows, seed: SEED }]);
+  const [jobId] = await uploadFiles(servers.s3, LOCAL_BUCKET, [{ key, rows, seed: SEED }], table);
   log(`Importing ${rows.toLocaleString('en-US')} rows in one worker process...`);
   const payload = { bucket: LOCAL_BUCKET, key, table, ...(burst.concurrency === undefined ? {} : { concurrency: burst.concurrency }) };
   const result = await watchLocalWorkers(servers.s3, [payload], [jobId], logDirectory, 'single');
@@ -299,7 +300,8 @@ async function runOnAws(burst, stage, region) {
   const lambda = new LambdaClient({ region });
   const run = Date.now().toString(36);
   const files = filesOf(burst, `burst/${run}/`);
-  const jobIds = await uploadFiles(s3, bucket, files);
+  // The demo stack's table (deploy/stack.cjs names it).
+  const jobIds = await uploadFiles(s3, bucket, files, `csv-import-${stage}-items`);
   const extra = burst.concurrency === undefined ? {} : { concurrency: burst.concurrency };
   const payloads = burst.shard ? [{ bucket, key: files[0].key, shards: burst.invocations, ...extra }] : files.map((file) => ({ bucket, key: file.key, ...extra }));
   log(`Invoking ${functionName} ${payloads.length === 1 && burst.shard ? `once, which starts ${burst.invocations} shards` : `${payloads.length} times`}, asynchronously...`);

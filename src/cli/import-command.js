@@ -6,7 +6,6 @@
  * --resume goes on from; a second Ctrl-C gives those writes up too, and their rows go with the checkpoint.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { clientsFor } from '../clients.js';
 import { OPTION_VARIABLES, resolveConfig } from '../config.js';
@@ -14,7 +13,9 @@ import { ConfigError } from '../errors.js';
 import { runJob } from '../handler.js';
 import { outputStoreFor } from '../job/output-store.js';
 import { logger as jsonLogger } from '../observe/logger.js';
+import { openFileSource } from '../source/file-object.js';
 import { sourceWhere } from '../source/source-name.js';
+import { checkResumable, readCheckpointFile, removeCheckpointFile, writeCheckpointFile } from './checkpoint-file.js';
 import { payloadOf, withFlagNames } from './import-flags.js';
 import { createLiveView } from './live-view.js';
 import { dryRunText, summaryText } from './summary-text.js';
@@ -39,7 +40,13 @@ const KEPT_VARIABLES = new Set(['AWS_REGION', 'DYNAMODB_ENDPOINT', 'S3_ENDPOINT'
  */
 export async function importCommand(source, flags, how) {
   const payload = payloadOf(source, flags);
-  if (flags.resume !== undefined) payload.checkpoint = readCheckpointFile(flags.resume, payload);
+  if (flags.local && flags.resume !== undefined) {
+    throw new ConfigError('--resume', flags.resume, "--local's table is discarded when its run ends, so the rows written before the stop are gone: import again from the start with --local, or resume on a table that lasts");
+  }
+  const saved = flags.resume === undefined ? undefined : readCheckpointFile(flags.resume);
+  if (saved !== undefined) payload.checkpoint = saved.checkpoint;
+  // A file that cannot be read is said before anything starts.
+  if (typeof payload.file === 'string') (await openFileSource(payload.file)).body.destroy();
   if (flags.profile !== undefined) process.env.AWS_PROFILE = flags.profile;
   // Only flags set import options here: a TABLE_NAME or CONCURRENCY left in the shell must not.
   for (const name of OPTION_VARIABLES) if (!KEPT_VARIABLES.has(name)) delete process.env[name];
@@ -53,10 +60,12 @@ export async function importCommand(source, flags, how) {
     } catch (error) {
       throw withFlagNames(error);
     }
+    if (saved !== undefined) checkResumable(saved, /** @type {string} */ (flags.resume), config);
     await local?.prepareTable(config);
     clientsFor(config); // the SDK's warnings, if any, come before the live view
     const code = await runWithView(payload, config, flags, how);
     await local?.reportTable(config);
+    if (code === 0 && flags.resume !== undefined) removeCheckpointFile(flags.resume);
     return code;
   } finally {
     await local?.stop();
@@ -71,12 +80,23 @@ export async function importCommand(source, flags, how) {
  */
 async function runWithView(payload, config, flags, how) {
   const where = sourceWhere(config);
-  const live = !flags.json && process.stdout.isTTY === true && !(config.shards > 1 || config.bytesPerShard !== undefined);
+  const sharded = config.shards > 1 || config.bytesPerShard !== undefined;
+  const live = !flags.json && process.stdout.isTTY === true && !sharded;
   const view = live ? createLiveView({ stream: process.stdout, label: `${config.dryRun ? 'dry run: ' : ''}${path.basename(where)} → ${config.table}`, dryRun: config.dryRun }) : undefined;
   const say = view?.say ?? ((/** @type {string} */ text) => process.stderr.write(`${text}\n`));
   const stop = new AbortController();
   const abandon = new AbortController();
   const onSignal = () => {
+    if (sharded) {
+      // The workers are in this terminal's process group: the same Ctrl-C stops them where they are.
+      say('The shards\' workers stop now. Run the same command again: shards that finished are skipped, the others run again from their start (rows written are written again, which changes nothing).');
+      return;
+    }
+    if (config.dryRun) {
+      stop.abort();
+      say('Stopping the dry run: its report covers the rows read so far.');
+      return;
+    }
     if (!stop.signal.aborted) {
       stop.abort();
       view?.setNote('stopping: draining');
@@ -100,8 +120,12 @@ async function runWithView(payload, config, flags, how) {
   const store = outputStoreFor(config, clientsFor(config).s3);
 
   const checkpoint = 'stopped' in result ? result.checkpoint : undefined;
+  if (checkpoint !== undefined && flags.local) {
+    process.stderr.write(`Stopped at line ${checkpoint.line.toLocaleString('en-US')}. --local's table is discarded with this run, so there is nothing to resume: import again from the start.\n`);
+    return 130;
+  }
   if (checkpoint !== undefined) {
-    const file = writeCheckpointFile(checkpoint, { source: where, table: config.table });
+    const file = writeCheckpointFile(checkpoint, config);
     const replay = checkpoint.replay;
     const lines = [
       `Stopped at line ${checkpoint.line.toLocaleString('en-US')} (byte ${checkpoint.byte.toLocaleString('en-US')}): ${checkpoint.totals.rowsRead.toLocaleString('en-US')} rows read, ${checkpoint.totals.written.toLocaleString('en-US')} written, ${checkpoint.totals.rejected.toLocaleString('en-US')} rejected.`,
@@ -119,7 +143,7 @@ async function runWithView(payload, config, flags, how) {
   if ('dryRun' in result) {
     if (live) process.stdout.write(`${dryRunText(result, { source: where })}\n`);
     else process.stdout.write(`${JSON.stringify(result)}\n`);
-    return 0;
+    return result.complete ? 0 : 130;
   }
   const summary = /** @type {import('./summary-text.js').SummaryFigures} */ (/** @type {unknown} */ (result));
   if (live) process.stdout.write(`${summaryText(summary, { source: where, table: config.table, locate: store.where })}\n`);
@@ -140,34 +164,6 @@ async function defaultRegion() {
   } finally {
     probe.destroy();
   }
-}
-
-/**
- * @param {import('../job/checkpoint.js').Checkpoint} checkpoint
- * @param {{ source: string, table: string }} of
- */
-function writeCheckpointFile(checkpoint, of) {
-  const file = path.resolve(`${checkpoint.jobId}.checkpoint.json`);
-  writeFileSync(file, `${JSON.stringify({ ...of, savedAt: new Date().toISOString(), checkpoint }, null, 1)}\n`);
-  return file;
-}
-
-/**
- * The checkpoint a stopped run saved, checked to be of this source and table.
- * @param {string} file @param {Record<string, unknown>} payload
- */
-function readCheckpointFile(file, payload) {
-  let saved;
-  try {
-    saved = JSON.parse(readFileSync(file, 'utf8'));
-  } catch (error) {
-    throw new ConfigError('--resume', file, `cannot read it as a checkpoint (${/** @type {Error} */ (error).message}); pass the file a stopped import printed`);
-  }
-  const source = sourceWhere(/** @type {any} */ (payload));
-  if (saved?.source !== source || saved?.table !== payload.table) {
-    throw new ConfigError('--resume', file, `it is the checkpoint of ${saved?.source} into ${saved?.table}; resume with that source and --table ${saved?.table}`);
-  }
-  return saved.checkpoint;
 }
 
 /**

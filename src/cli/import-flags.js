@@ -43,6 +43,9 @@ export const OPTION_FLAGS = [
 /** The flag that sets each option. */
 const FLAG_OF = new Map(OPTION_FLAGS.map(([flag, option]) => [option, flag]));
 
+/** The flag that sets an option, as a person types it. @param {string} option */
+export const flagOf = (option) => FLAG_OF.get(option) ?? option;
+
 /** Commander's name for a flag's value: --max-wcu is maxWcu. @param {string} flag */
 const attributeOf = (flag) => flag.slice(2).replace(/-([a-z])/g, (_, c) => c.toUpperCase());
 

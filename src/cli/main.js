@@ -17,7 +17,10 @@ async function main() {
       process.exitCode = code.exitCode === 0 ? 0 : 2;
       return;
     }
-    process.stderr.write(`${NAME}: ${/** @type {Error} */ (error).message}\n`);
+    const message = /** @type {Error} */ (error).name === 'CredentialsProviderError'
+      ? `no AWS credentials were found (${/** @type {Error} */ (error).message}): use --profile NAME (after aws sso login, for SSO), set AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY; on EC2 or in a container, give it a role`
+      : /** @type {Error} */ (error).message;
+    process.stderr.write(`${NAME}: ${message}\n`);
     process.exitCode = error instanceof ImportError && error.code === 'CONFIG_INVALID' ? 2 : 1;
   }
 }

@@ -29,8 +29,8 @@ Credentials and region come from the AWS SDK's default chain (environment, --pro
 
 const STATUS_EXAMPLES = `
 Examples:
-  $ ${NAME} status ./people.csv                     (the import of a local file, from the status beside it)
-  $ ${NAME} status s3://my-bucket/imports/people.csv
+  $ ${NAME} status ./people.csv --table People      (the import of a local file, from the status beside it)
+  $ ${NAME} status s3://my-bucket/imports/people.csv --table People
   $ ${NAME} status 3f2a9c1e-0b7d-5e4f-9a1c-2d3e4f5a6b7c --bucket my-bucket --watch
   $ ${NAME} status 3f2a9c1e-0b7d-5e4f-9a1c-2d3e4f5a6b7c --stage dev`;
 
@@ -69,6 +69,7 @@ export function buildProgram(argv) {
     .option('--bucket <name>', 'the bucket the job status is in (AWS)')
     .option('--stage <stage>', "the demo stack's bucket: csv-import-<stage>-<region>-source")
     .option('--region <region>', 'with --stage (default: AWS_REGION, else us-east-1)')
+    .option('--table <name>', 'the table, when the job is named by its file or object (a job is one file into one table)')
     .option('--dir <dir>', "the directory a local file's import wrote its status to (its --output-dir)")
     .option('--prefix <prefix>', 'the status prefix', '_imports/')
     .option('--watch', 'print again every second until the job is done or failed')
@@ -98,11 +99,15 @@ export function buildProgram(argv) {
  */
 export function resumeCommand(argv, file) {
   const kept = [];
-  for (let i = 0; i < argv.length; i++) {
-    if (argv[i] === '--resume') i++;
-    else if (!argv[i].startsWith('--resume=')) kept.push(argv[i]);
+  const end = argv.indexOf('--');
+  const options = end === -1 ? argv : argv.slice(0, end);
+  for (let i = 0; i < options.length; i++) {
+    if (options[i] === '--resume') i++;
+    else if (!options[i].startsWith('--resume=')) kept.push(options[i]);
   }
-  return [`npx ${NAME}`, ...[...kept, '--resume', file].map(shellQuote)].join(' ');
+  // After a "--" every word is an argument: --resume goes before it.
+  const rest = end === -1 ? [] : argv.slice(end);
+  return [`npx ${NAME}`, ...[...kept, '--resume', file, ...rest].map(shellQuote)].join(' ');
 }
 
 /** @param {string} word */

@@ -19,6 +19,7 @@ import { readLocalSession } from '../../local/session.js';
  * @property {string} [stage]
  * @property {string} [region]
  * @property {string} [dir]
+ * @property {string} [table]
  * @property {string} prefix
  * @property {boolean} [watch]
  * @property {boolean} [json]
@@ -50,14 +51,19 @@ export async function statusCommand(job, flags) {
  * @returns {Promise<{ store: import('../job/output-store.js').OutputStore, jobId: string }>}
  */
 async function resolveTarget(job, options) {
-  if (!job.startsWith('s3://') && !/^[0-9a-f-]{36}$/.test(job)) {
+  const isJobId = /^[0-9a-f-]{36}$/.test(job);
+  if (!isJobId && options.table === undefined) {
+    throw new Error(`a job is one file into one table: name the table "${job}" was imported into with --table, or give the job id the import printed`);
+  }
+  const table = /** @type {string} */ (options.table);
+  if (!job.startsWith('s3://') && !isJobId) {
     // A local file: its job is its current version's, and its status is beside it.
     const file = path.resolve(job);
     const source = await openFileSource(file).catch(() => {
       throw new Error(`"${job}" is not a job id (a UUID such as 3f2a9c1e-...), s3://bucket/key, nor a file that can be read`);
     });
     source.body.destroy();
-    return { store: directoryStore(options.dir ?? path.dirname(file)), jobId: jobIdFor(sourceId({ file, bucket: undefined, key: undefined }), source.etag) };
+    return { store: directoryStore(options.dir ?? path.dirname(file)), jobId: jobIdFor(sourceId({ file, bucket: undefined, key: undefined }), source.etag, table) };
   }
   if (options.dir !== undefined) {
     if (job.startsWith('s3://')) throw new Error('--dir is for the status of a local file\'s import; for s3://bucket/key, leave --dir out');
@@ -81,7 +87,7 @@ async function resolveTarget(job, options) {
   if (job.startsWith('s3://')) {
     const [objectBucket, ...keyParts] = job.slice(5).split('/');
     const key = keyParts.join('/');
-    const jobId = await jobIdOfObject(s3, objectBucket, key).catch((error) => {
+    const jobId = await jobIdOfObject(s3, objectBucket, key, table).catch((error) => {
       throw new Error(`cannot read ${job} (${error.name}); check the bucket and key`);
     });
     return { store: bucketStore(s3, objectBucket), jobId };

@@ -50,13 +50,17 @@ export function createKeyCount({ exactKeys = EXACT_KEYS } = {}) {
   return {
     /** @param {string} key */
     add(key) {
-      // Two 32-bit FNV-1a lanes (different seeds and primes) in one pass, each with murmur3's finish.
+      // Two 32-bit lanes in one pass: FNV-1a, and murmur3's round on each code unit (which mixes every
+      // unit's 16 bits across the lane, so that keys built to collide in the first lane do not in the second).
       let h = 0x811c9dc5;
       let l = 0x9747b28c;
       for (let i = 0; i < key.length; i++) {
         const code = key.charCodeAt(i);
         h = Math.imul(h ^ code, 0x01000193);
-        l = Math.imul(l ^ code, 0x5bd1e995);
+        let k = Math.imul(code, 0xcc9e2d51);
+        k = Math.imul((k << 15) | (k >>> 17), 0x1b873593);
+        l ^= k;
+        l = (Math.imul((l << 13) | (l >>> 19), 5) + 0xe6546b64) | 0;
       }
       h = finish(h);
       l = finish(l);

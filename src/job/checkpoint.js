@@ -1,6 +1,6 @@
 /**
- * A job and where it stands. A job is one import of one object version; its id is derived from the
- * bucket, key and ETag, so it is the same every time that version is imported. A checkpoint is taken
+ * A job and where it stands. A job is one import of one object version into one table; its id is derived
+ * from the bucket, key, ETag and table, so it is the same every time that version is imported there. A checkpoint is taken
  * at a record boundary after every write before it has ended, and carries what the next segment needs
  * to go on as if it had never stopped.
  */
@@ -12,11 +12,14 @@ import { ENCODINGS } from '../records/text-encoding.js';
 const JOB_NAMESPACE = 'a6a3c0f4-1f0e-4c55-9d6b-0c3f1a7e2b91';
 
 /**
+ * A job is one version of one source into one table: the same file into two tables is two jobs, with
+ * their own plans and status (one table's finished shards are not the other's).
  * @param {string} source  the source as sourceId names it (`bucket/key` for an S3 object)
  * @param {string} etag
+ * @param {string} table
  */
-export function jobIdFor(source, etag) {
-  return uuidv5(`${source}#${etag}`, JOB_NAMESPACE);
+export function jobIdFor(source, etag, table) {
+  return uuidv5(`${source}#${etag}>${table}`, JOB_NAMESPACE);
 }
 
 /** @typedef {import('../observe/counters.js').Totals} Totals */

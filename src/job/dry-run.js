@@ -14,6 +14,7 @@ import { createRecordParser } from '../records/csv-records.js';
 import { openBytes } from '../source/open-bytes.js';
 import { sourceFields, sourceId } from '../source/source-name.js';
 import { checkTable } from '../write/table-check.js';
+import { checkRecoverable, tableFacts } from '../write/table-facts.js';
 import { jobIdFor, segmentStart } from './checkpoint.js';
 import { IMPORT_FROM_S3_USD_PER_GB, NEW_ON_DEMAND_WRITES_PER_SECOND, ON_DEMAND_USD_PER_MILLION_WRITES, PRICES_READ_ON } from './prices.js';
 import { readRows } from './read-rows.js';
@@ -23,14 +24,16 @@ const LINES_PER_REASON = 5;
 
 /**
  * @param {Readonly<import('../config.js').ImportConfig>} config
- * @param {{ clients: import('../clients.js').Clients, logger: import('../types.js').Logger }} deps
+ * @param {{ clients: import('../clients.js').Clients, logger: import('../types.js').Logger, stop?: AbortSignal }} deps  `stop`: report on the rows read so far
  */
-export async function runDryRun(config, { clients, logger }) {
+export async function runDryRun(config, { clients, logger, stop }) {
   const started = performance.now();
   const table = await checkTable(clients.dynamodb, config);
+  // As an import would: a table it would refuse (requirePitr) is refused, a warning is given.
+  const pointInTimeRecovery = await checkRecoverable(clients.dynamodb, config, tableFacts(table), (message, fields) => logger.warn(message, fields));
   const start = segmentStart({ checkpoint: undefined, shard: undefined, etag: config.etag });
   const input = await openBytes(clients.s3, config, start, (event) => logger.warn('source re-opened', { ...event }));
-  const jobId = jobIdFor(sourceId(config), input.source.etag);
+  const jobId = jobIdFor(sourceId(config), input.source.etag, config.table);
   const totalBytes = input.gzip ? undefined : input.source.contentLength;
   const stats = createStats();
   const keys = createKeyCount();
@@ -54,8 +57,9 @@ export async function runDryRun(config, { clients, logger }) {
 
   const throughput = startThroughputLog(stats, (line) => logger.info('throughput', { jobId, dryRun: true, ...line, bytes: totalBytes }), config.logIntervalMs);
   const records = createRecordParser({ delimiter: config.delimiter, encoding: config.encoding, atFileStart: true });
+  let reading;
   try {
-    await readRows({
+    reading = await readRows({
       body: input.body,
       records,
       buildItem: undefined,
@@ -68,9 +72,8 @@ export async function runDryRun(config, { clients, logger }) {
       },
       pass(entry) {
         const row = /** @type {NonNullable<typeof cost>} */ (cost).costOf(entry.fields, indexWcu, indexItems);
-        if (row.mistypedIndex !== undefined) {
-          const { name, type } = row.mistypedIndex.mistyped[0];
-          reject({ reason: 'REJECTED_BY_TABLE', message: `index ${row.mistypedIndex.name} types "${name}" as ${type}` }, entry.line);
+        if (row.refused !== undefined) {
+          reject({ reason: 'REJECTED_BY_TABLE', message: row.refused }, entry.line);
           return undefined;
         }
         stats.written++;
@@ -83,6 +86,7 @@ export async function runDryRun(config, { clients, logger }) {
       report: { stats, rejectRow: (problem, line) => reject(problem, line), rejectsBacklog: () => undefined },
       firstByte: 0,
       stopBy: Infinity,
+      drainTooLong: () => stop?.aborted === true,
       bytesLeft: () => true,
     });
   } finally {
@@ -91,7 +95,7 @@ export async function runDryRun(config, { clients, logger }) {
   }
 
   const indexes = (cost?.indexes ?? []).map((index, x) => ({ name: index.name, kind: index.kind, items: indexItems[x], wcu: indexWcu[x], ceiling: index.writeCeiling }));
-  const report = dryRunReport({ config, table, jobId, stats, keys: keys.result(), rejectLines, itemBytes, largestItem, indexes, bytesRead: stats.byte, seconds: (performance.now() - started) / 1000 });
+  const report = dryRunReport({ config, table, pointInTimeRecovery, complete: !reading.stoppedEarly, jobId, stats, keys: keys.result(), rejectLines, itemBytes, largestItem, indexes, bytesRead: stats.byte, seconds: (performance.now() - started) / 1000 });
   logger.info('dry run', report);
   return report;
 }
@@ -100,6 +104,8 @@ export async function runDryRun(config, { clients, logger }) {
  * @param {object} figures
  * @param {Readonly<import('../config.js').ImportConfig>} figures.config
  * @param {import('@aws-sdk/client-dynamodb').TableDescription} figures.table
+ * @param {boolean | undefined} figures.pointInTimeRecovery  undefined: it cannot be told
+ * @param {boolean} figures.complete  false: stopped before the end of the file, the figures cover what was read
  * @param {string} figures.jobId
  * @param {import('../observe/counters.js').Stats} figures.stats  `written`: rows that would be written; `wcu`: the table's
  * @param {{ distinct: number, exact: boolean }} figures.keys
@@ -117,7 +123,7 @@ export function dryRunReport(figures) {
 }
 
 /** @param {Parameters<typeof dryRunReport>[0]} figures */
-function reportOf({ config, table, jobId, stats, keys, rejectLines, itemBytes, largestItem, indexes, bytesRead, seconds }) {
+function reportOf({ config, table, pointInTimeRecovery, complete, jobId, stats, keys, rejectLines, itemBytes, largestItem, indexes, bytesRead, seconds }) {
   const rows = stats.written;
   // Local indexes live in the table's partitions and draw on its capacity; global ones have their own.
   const tableWcu = stats.wcu + indexes.filter((index) => index.kind === 'local').reduce((sum, index) => sum + index.wcu, 0);
@@ -136,6 +142,7 @@ function reportOf({ config, table, jobId, stats, keys, rejectLines, itemBytes, l
   const gigabytes = bytesRead / 2 ** 30;
   return {
     dryRun: true,
+    complete,
     jobId,
     ...sourceFields(config),
     table: config.table,
@@ -158,6 +165,7 @@ function reportOf({ config, table, jobId, stats, keys, rejectLines, itemBytes, l
       billingMode: billing,
       itemCount: table.ItemCount ?? 0,
       writeCeiling: tableCeiling,
+      pointInTimeRecovery,
     },
     cost: {
       onDemandUsd: onDemand ? round((totalWcu * config.pricePerMillionWrites) / 1e6, 4) : undefined,

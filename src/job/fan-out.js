@@ -46,7 +46,7 @@ export function wantsShards(config) {
 export async function planJob(config, s3, store) {
   const where = sourceWhere(config);
   const source = await openRawSource(s3, config, { etag: config.etag });
-  const jobId = jobIdFor(sourceId(config), source.etag);
+  const jobId = jobIdFor(sourceId(config), source.etag, config.table);
   /** @type {JobPlan | undefined} */
   const existing = await store.getJson(planKey(config.statusPrefix, jobId));
   if (existing !== undefined && (await keepPlan(existing, config, store))) {

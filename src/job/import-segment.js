@@ -18,7 +18,7 @@ import { checkRecoverable, tableFacts } from '../write/table-facts.js';
 import { JobError } from '../errors.js';
 import { jobIdFor, segmentStart } from './checkpoint.js';
 import { outputStoreFor } from './output-store.js';
-import { sourceFields, sourceId } from '../source/source-name.js';
+import { sourceFields, sourceId, sourceWhere } from '../source/source-name.js';
 import { newRunName, replayKey } from './object-keys.js';
 import { readRows } from './read-rows.js';
 import { startSegmentReport } from './segment-report.js';
@@ -58,7 +58,11 @@ export async function runImport(config, { clients, logger, stopBy = Infinity, de
   const store = outputStoreFor(config, clients.s3);
   const input = await openBytes(clients.s3, config, start, (event) => logger.warn('source re-opened', { ...where, ...event }));
   const { source } = input;
-  const jobId = start.jobId ?? jobIdFor(sourceId(config), source.etag);
+  if (!input.gzip && start.byte > source.contentLength) {
+    input.close();
+    throw new JobError(`the checkpoint starts at byte ${start.byte} of ${sourceWhere(config)}, which has ${source.contentLength}: it is not this file's checkpoint, or it was changed; run the job again from its start`);
+  }
+  const jobId = start.jobId ?? jobIdFor(sourceId(config), source.etag, config.table);
   let header = start.header;
   const report = await startSegmentReport({ config, store, logger, start, jobId, source, totalBytes: input.gzip ? undefined : source.contentLength, header: () => header, publishMetrics });
 

@@ -61,12 +61,12 @@ export function runnerOf() {
 }
 
 /**
- * The job id of the object's current version (from its ETag), as an import of it would name its job.
- * @param {import('@aws-sdk/client-s3').S3Client} s3 @param {string} bucket @param {string} key
+ * The job id of the object's current version (from its ETag) into a table, as an import would name its job.
+ * @param {import('@aws-sdk/client-s3').S3Client} s3 @param {string} bucket @param {string} key @param {string} table
  */
-export async function jobIdOfObject(s3, bucket, key) {
+export async function jobIdOfObject(s3, bucket, key, table) {
   const head = await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
-  return jobIdFor(`${bucket}/${key}`, etagOf(head));
+  return jobIdFor(`${bucket}/${key}`, etagOf(head), table);
 }
 
 /**

@@ -4,7 +4,7 @@
  * re-opened at the next unread byte with a Range request pinned to the first ETag. A file replaced
  * mid-import fails with a SourceError instead of mixing two versions.
  */
-import { GetObjectCommand } from '@aws-sdk/client-s3';
+import { GetObjectCommand, HeadObjectCommand } from '@aws-sdk/client-s3';
 import { Readable } from 'node:stream';
 import { describeError, SourceError, StallError } from '../errors.js';
 
@@ -146,7 +146,11 @@ async function getObject(s3, bucket, key, { start, end, etag, versionId, idleTim
     if (name === 'NoSuchKey') throw new SourceError(`object ${where} does not exist; check the key (it is case-sensitive)`, error);
     if (name === 'AccessDenied') throw new SourceError(`access denied to ${where}; the function needs s3:GetObject on it`, error);
     if (name === 'PreconditionFailed') throw changed(where, etag, 'another version');
-    if (name === 'InvalidRange') return { body: Readable.from([]), etag: etag ?? '', size: start };
+    if (name === 'InvalidRange') {
+      // Nothing at or past `start`: the object's true size says whether that is its end or beyond it.
+      const head = await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: key, VersionId: versionId, IfMatch: etag === undefined ? undefined : `"${etag}"` }));
+      return { body: Readable.from([]), etag: etag ?? etagOf(head), size: head.ContentLength ?? start };
+    }
     throw error;
   } finally {
     clearTimeout(timer);

@@ -28,8 +28,9 @@ export function tableFacts(table) {
 }
 
 /**
- * Warns (or, with requirePitr, refuses) when a table that already holds items has no point-in-time
- * recovery: an import overwrites items with the file's keys, and without it they cannot be got back.
+ * Warns when a table that already holds items has no point-in-time recovery (with requirePitr, refuses
+ * any table without it): an import overwrites items with the file's keys, and without it they cannot be
+ * got back.
  * @param {import('@aws-sdk/client-dynamodb').DynamoDBClient} dynamodb
  * @param {Pick<import('../config.js').ImportConfig, 'table' | 'requirePitr'>} config
  * @param {ReturnType<typeof tableFacts>} facts
@@ -54,10 +55,16 @@ export async function checkRecoverable(dynamodb, config, facts, warn) {
     return undefined;
   }
   const enabled = status === 'ENABLED';
-  if (enabled || facts.itemCount === 0) return enabled;
-  const why = `table "${config.table}" holds about ${facts.itemCount.toLocaleString('en-US')} items and has no point-in-time recovery: the items this import overwrites cannot be got back`;
+  if (enabled) return true;
   const fix = `turn it on first (aws dynamodb update-continuous-backups --table-name ${config.table} --point-in-time-recovery-specification PointInTimeRecoveryEnabled=true)`;
-  if (config.requirePitr) throw new TableError(`${why}; ${fix}, or leave requirePitr off`);
+  // DynamoDB refreshes ItemCount about every six hours: a table it says is empty may not be, so
+  // requirePitr refuses any table without recovery.
+  if (config.requirePitr) {
+    const held = facts.itemCount > 0 ? `holds about ${facts.itemCount.toLocaleString('en-US')} items and ` : '';
+    throw new TableError(`table "${config.table}" ${held}has no point-in-time recovery: the items an import overwrites could not be got back; ${fix}, or leave requirePitr off`);
+  }
+  if (facts.itemCount === 0) return false;
+  const why = `table "${config.table}" holds about ${facts.itemCount.toLocaleString('en-US')} items and has no point-in-time recovery: the items this import overwrites cannot be got back`;
   warn('no point-in-time recovery', { table: config.table, reason: `${why}; ${fix}` });
   return false;
 }

@@ -1,0 +1,86 @@
+/**
+ * The checkpoint a stopped command-line import leaves, as a file the resume reads: where the import
+ * stopped, and what it was (the source, the table, where the table is, and the options that decide what
+ * a row becomes), so that a resume cannot go on with another file, table, endpoint or reading of the rows.
+ * A digest over it refuses a file edited since it was written. Each stop writes a file of its own.
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { ConfigError } from '../errors.js';
+import { newRunName } from '../job/object-keys.js';
+import { sourceWhere } from '../source/source-name.js';
+import { flagOf } from './import-flags.js';
+
+/** The options that decide what the rows become and where the job's records go: a resume keeps them. */
+const MEANING = /** @type {const} */ (['keyColumn', 'sortKeyColumn', 'generateKey', 'columnTypes', 'delimiter', 'encoding', 'versionId', 'rejectsPrefix', 'statusPrefix', 'outputDir']);
+
+/** @param {Readonly<import('../config.js').ImportConfig>} config */
+function identityOf(config) {
+  return {
+    source: sourceWhere(config),
+    table: config.table,
+    region: config.tableRegion,
+    endpoint: config.dynamodbEndpoint ?? null,
+    options: Object.fromEntries(MEANING.map((name) => [name, config[name] ?? null])),
+  };
+}
+
+/** @param {unknown} value */
+const digestOf = (value) => createHash('sha256').update(JSON.stringify(value)).digest('hex');
+
+/**
+ * @param {import('../job/checkpoint.js').Checkpoint} checkpoint
+ * @param {Readonly<import('../config.js').ImportConfig>} config
+ * @param {string} [directory]
+ * @returns {string} the file
+ */
+export function writeCheckpointFile(checkpoint, config, directory = process.cwd()) {
+  const file = path.resolve(directory, `${checkpoint.jobId}.${newRunName()}.checkpoint.json`);
+  const body = { ...identityOf(config), checkpoint };
+  writeFileSync(file, `${JSON.stringify({ ...body, savedAt: new Date().toISOString(), digest: digestOf(body) }, null, 1)}\n`);
+  return file;
+}
+
+/**
+ * The saved checkpoint, checked whole (not edited since it was written).
+ * @param {string} file
+ * @returns {ReturnType<typeof identityOf> & { checkpoint: import('../job/checkpoint.js').Checkpoint }}
+ */
+export function readCheckpointFile(file) {
+  let saved;
+  try {
+    saved = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new ConfigError('--resume', file, `cannot read it as a checkpoint (${/** @type {Error} */ (error).message}); pass the file a stopped import printed`);
+  }
+  const { savedAt: _, digest, ...body } = saved ?? {};
+  if (typeof digest !== 'string' || digest !== digestOf(body)) {
+    throw new ConfigError('--resume', file, 'the file was changed since the stopped import wrote it (its digest does not match): resume only from the file as written, or import again from the start');
+  }
+  return body;
+}
+
+/**
+ * Refuses to resume another import than the one stopped.
+ * @param {ReturnType<typeof readCheckpointFile>} saved @param {string} file
+ * @param {Readonly<import('../config.js').ImportConfig>} config
+ */
+export function checkResumable(saved, file, config) {
+  const now = identityOf(config);
+  if (saved.source !== now.source || saved.table !== now.table) {
+    throw new ConfigError('--resume', file, `it is the checkpoint of ${saved.source} into ${saved.table}; resume with that source and --table ${saved.table}`);
+  }
+  if (saved.region !== now.region || saved.endpoint !== now.endpoint) {
+    const where = (/** @type {{ region: string, endpoint: string | null }} */ w) => `${w.endpoint ?? 'AWS'} in ${w.region}`;
+    throw new ConfigError('--resume', file, `it is the checkpoint of an import into ${saved.table} on ${where(saved)}, not on ${where(now)}: resume with the same region (--region ${saved.region}) and endpoint`);
+  }
+  for (const name of MEANING) {
+    if (JSON.stringify(saved.options[name]) !== JSON.stringify(now.options[name])) {
+      throw new ConfigError('--resume', file, `the import was stopped with ${flagOf(name)} ${JSON.stringify(saved.options[name])}, and the rows it wrote were read so; resume with the same ${flagOf(name)} (now ${JSON.stringify(now.options[name])})`);
+    }
+  }
+}
+
+/** A resumed import finished: its checkpoint is of no more use. @param {string} file */
+export const removeCheckpointFile = (file) => rmSync(file, { force: true });
