@@ -9,8 +9,8 @@
  *  - capacity: `wcu` WCU/s split over `partitions` (each at most 1,000 WCU/s); an item goes to the
  *    partition of a hash of its partition key; each partition refills every second and, with `burst`,
  *    banks unused capacity for up to 300 s. Items over budget come back as UnprocessedItems; a call of
- *    which nothing fits gets ProvisionedThroughputExceededException with its ThrottlingReasons (the table's
- *    capacity, or a key range's). DescribeTable gives the table's provisioned WCU.
+ *    which nothing fits gets ProvisionedThroughputExceededException with its ThrottlingReasons (a key
+ *    range's when a quarter or more of the table's second is left elsewhere, else the table's capacity). DescribeTable gives the table's provisioned WCU.
  *  - forward: accepted items are also written to a real DynamoDB endpoint (DynamoDB Local).
  *
  * As a program it runs in its own process (so that it does not share the client's core) and prints
@@ -159,7 +159,7 @@ export async function startCapacityModel(options = {}) {
       second.throttledCalls++;
       totals.throttledCalls++;
       const table = Object.keys(request.RequestItems)[0];
-      return { status: 400, body: JSON.stringify({ __type: 'com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException', message: 'The level of configured provisioned throughput for the table was exceeded (capacity model)', ThrottlingReasons: [{ reason: throttlingReason(requested), resource: `arn:aws:dynamodb:us-east-1:000000000000:table/${table}` }] }) };
+      return { status: 400, body: JSON.stringify({ __type: 'com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException', message: 'The level of configured provisioned throughput for the table was exceeded (capacity model)', ThrottlingReasons: [{ reason: throttlingReason(), resource: `arn:aws:dynamodb:us-east-1:000000000000:table/${table}` }] }) };
     }
     if (forwardUrl !== undefined) {
       const answer = await send(headers, JSON.stringify({ RequestItems: accepted }));
@@ -173,14 +173,14 @@ export async function startCapacityModel(options = {}) {
   }
 
   /**
-   * Why a call was refused, as DynamoDB says it: the table's capacity when it has too little left for the
-   * call anywhere, else the key range (partition) the call's items went to.
-   * @param {number} units
+   * Why a call was refused, as DynamoDB says it: a key range (the call's partitions are spent while the
+   * table has a quarter or more of this second's capacity left elsewhere: uneven access), else the table's
+   * provisioned capacity (uniform access near the table's rate spends its partitions at about the same time).
    */
-  function throttlingReason(units) {
+  function throttlingReason() {
     let left = 0;
-    for (let p = 0; p < partitions; p++) left += Math.max(tokens[p], 0) + (burst ? banked[p] : 0);
-    return left >= units ? 'TableWriteKeyRangeThroughputExceeded' : 'TableWriteProvisionedThroughputExceeded';
+    for (let p = 0; p < partitions; p++) left += Math.max(tokens[p], 0);
+    return left >= 0.25 * /** @type {number} */ (wcu) ? 'TableWriteKeyRangeThroughputExceeded' : 'TableWriteProvisionedThroughputExceeded';
   }
 
   /** @param {any} request */

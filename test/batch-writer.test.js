@@ -208,7 +208,7 @@ describe('batch writer', () => {
     expect({ written: stats.written, collapsed: stats.duplicatesCollapsed }).toEqual({ written: 1, collapsed: 999 });
   });
 
-  it('counts throttled calls by their ThrottlingReasons; a hot key range backs off its batch but leaves the window and the pace alone', async () => {
+  it('counts throttled calls by their ThrottlingReasons; a hot key range backs off its batch but leaves the window alone', async () => {
     /** @param {string[]} reasons */
     const throttle = (reasons) => Object.assign(new Error('throttled'), { name: 'ThrottlingException', throttlingReasons: reasons.map((reason) => ({ reason })) });
     for (const [reasons, shrinks] of /** @type {const} */ ([[['TableWriteKeyRangeThroughputExceeded'], false], [['TableWriteProvisionedThroughputExceeded'], true], [['IndexWriteKeyRangeThroughputExceeded', 'IndexWriteProvisionedThroughputExceeded'], true]])) {

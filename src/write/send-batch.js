@@ -156,9 +156,10 @@ async function splitRefused(sender, entries, error) {
 
 /**
  * Items refused for capacity: counted (a call refused whole under each of its ThrottlingReasons), and the
- * window and the pace hear of it, unless the only reason is a hot key range: the table has capacity left,
- * one partition key's range has not, and slowing every write would not help it (spreading the rows would).
- * The batch still backs off before it tries again.
+ * window and the pace hear of it. When the only reason is a hot key range, the window is not cut and no
+ * call is held back: the table has capacity left, one partition key's range has not, and slowing every
+ * write would not help it (spreading the rows would); the batch backs off alone. The pace still counts
+ * its items: when most of what is sent is refused, key range or not, the table is taking no more.
  * @param {Sender} sender @param {number} items @param {boolean} wholeCall
  * @param {Array<{ reason: string }>} [reasons]  a whole call's, when DynamoDB gave them
  */
@@ -166,9 +167,9 @@ function throttled({ stats, window, pace }, items, wholeCall, reasons) {
   if (wholeCall) stats.throttledCalls++;
   stats.throttledItems += items;
   for (const { reason } of reasons ?? []) stats.throttledCallsByReason[reason] = (stats.throttledCallsByReason[reason] ?? 0) + 1;
+  pace.throttled(items);
   if (reasons !== undefined && reasons.length > 0 && reasons.every(({ reason }) => reason.endsWith('KeyRangeThroughputExceeded'))) return;
   window.throttled();
-  pace.throttled(items);
   if (wholeCall) pace.refused();
 }
 
