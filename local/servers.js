@@ -88,6 +88,19 @@ export async function startLocalServers({ buckets, tables = [] }) {
 }
 
 /**
+ * The keys of a table an import with these options writes to: its key columns, N when typed so, else S.
+ * @param {Pick<import('../src/config.js').ImportConfig, 'keyColumn' | 'sortKeyColumn' | 'columnTypes'>} config
+ * @returns {TableKeys}
+ */
+export function tableKeysOf(config) {
+  const typeOf = (/** @type {string} */ column) => (config.columnTypes[column] === 'N' ? /** @type {const} */ ('N') : /** @type {const} */ ('S'));
+  return {
+    partition: { name: config.keyColumn, type: typeOf(config.keyColumn) },
+    ...(config.sortKeyColumn === undefined ? {} : { sort: { name: config.sortKeyColumn, type: typeOf(config.sortKeyColumn) } }),
+  };
+}
+
+/**
  * Creates an on-demand table and waits until it is active.
  * @param {DynamoDBClient} dynamodb
  * @param {string} table

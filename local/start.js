@@ -11,7 +11,7 @@ import { parseArgs } from 'node:util';
 import { resolveConfig } from '../src/config.js';
 import { uploadStream, writeCsv } from '../data-generator/generate.js';
 import { jobIdOfObject } from '../src/job/job-status.js';
-import { countItems, startLocalSession } from './servers.js';
+import { countItems, startLocalSession, tableKeysOf } from './servers.js';
 
 const HELP = `Usage: npm start -- [options]
 
@@ -97,11 +97,7 @@ async function main() {
   const log = (/** @type {string} */ message) => process.stderr.write(`${message}\n`);
   const servers = await startLocalSession(BUCKET, log);
   try {
-    const keyType = (/** @type {string} */ column) => (config.columnTypes[column] === 'N' ? 'N' : 'S');
-    await servers.createTable(TABLE, {
-      partition: { name: config.keyColumn, type: keyType(config.keyColumn) },
-      sort: config.sortKeyColumn === undefined ? undefined : { name: config.sortKeyColumn, type: keyType(config.sortKeyColumn) },
-    });
+    await servers.createTable(TABLE, tableKeysOf(config));
     log(`DynamoDB Local at ${servers.dynamodbEndpoint}, S3 emulator at ${servers.s3Endpoint}; table ${TABLE}, bucket ${BUCKET}`);
 
     const file = values.file;

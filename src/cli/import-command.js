@@ -174,7 +174,7 @@ async function startLocal(payload) {
   if (payload.file === undefined) {
     throw new ConfigError('--local', true, 'the local S3 emulator starts empty on each run: import a local file with --local (the path instead of s3://...), or point S3_ENDPOINT at a running S3-compatible server');
   }
-  const { startLocalServers, createTable, countItems, LOCAL_REGION } = await import('../../local/servers.js');
+  const { startLocalServers, createTable, countItems, tableKeysOf, LOCAL_REGION } = await import('../../local/servers.js');
   process.stderr.write('Starting DynamoDB Local on 127.0.0.1...\n');
   const servers = await startLocalServers({ buckets: [] });
   process.env.DYNAMODB_ENDPOINT = servers.dynamodbEndpoint;
@@ -183,11 +183,7 @@ async function startLocal(payload) {
     region: LOCAL_REGION,
     /** @param {import('../config.js').ImportConfig} config */
     async prepareTable(config) {
-      const typeOf = (/** @type {string} */ column) => (config.columnTypes[column] === 'N' ? /** @type {const} */ ('N') : /** @type {const} */ ('S'));
-      await createTable(servers.dynamodb, config.table, {
-        partition: { name: config.keyColumn, type: typeOf(config.keyColumn) },
-        sort: config.sortKeyColumn === undefined ? undefined : { name: config.sortKeyColumn, type: typeOf(config.sortKeyColumn) },
-      });
+      await createTable(servers.dynamodb, config.table, tableKeysOf(config));
       process.stderr.write(`DynamoDB Local at ${servers.dynamodbEndpoint}; table ${config.table} created\n`);
     },
     /** @param {import('../config.js').ImportConfig} config */

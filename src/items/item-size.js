@@ -21,9 +21,19 @@ export function itemBytes(item) {
   for (const name in item) {
     const value = item[name];
     bytes += Buffer.byteLength(name);
-    if (value.S !== undefined) bytes += Buffer.byteLength(value.S);
-    else if (value.N !== undefined) bytes += numberBytes(value.N);
-    else bytes += 1;
+    if (value.S !== undefined) bytes += valueBytes('S', value.S);
+    else if (value.N !== undefined) bytes += valueBytes('N', value.N);
+    else bytes += valueBytes('BOOL', '');
   }
   return bytes;
+}
+
+/**
+ * A value's bytes as DynamoDB counts them, from its type and its text as written: a string its UTF-8 bytes,
+ * a number one byte per two significant digits plus one, a boolean one.
+ * @param {string} type  S, N or BOOL
+ * @param {string} text
+ */
+export function valueBytes(type, text) {
+  return type === 'S' ? Buffer.byteLength(text) : type === 'N' ? numberBytes(text) : 1;
 }

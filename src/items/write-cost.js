@@ -10,8 +10,8 @@
  * index write, for the old entry's removal) and index entries count without the 100 bytes DynamoDB adds
  * for storage.
  */
-import { MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES } from './item-size.js';
-import { numberBytes } from './numbers.js';
+import { ceilingOf } from '../write/table-facts.js';
+import { MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES, valueBytes } from './item-size.js';
 
 /** An attribute that is the generated key, or that the header does not have. */
 const GENERATED = -1;
@@ -26,7 +26,7 @@ const ABSENT = -2;
  * @property {number[] | 'ALL'} projected  columns whose attributes the index holds
  * @property {Array<{ column: number, name: string, type: string }>} mistyped  index keys the import types otherwise
  * @property {Array<{ column: number, name: string, most: number }>} keyLimits  index keys in the header, and their most bytes
- * @property {Ceiling | undefined} writeCeiling  the index's own writes per second (a global index's: ceilingOf)
+ * @property {import('../write/table-facts.js').Ceiling | undefined} writeCeiling  the index's own writes per second (a global index's: ceilingOf)
  */
 
 /**
@@ -79,8 +79,7 @@ export function createWriteCost(header, config, table) {
         sizes[i] = 0;
         continue;
       }
-      const type = types[i];
-      sizes[i] = nameBytes[i] + (type === 'S' ? Buffer.byteLength(value) : type === 'N' ? numberBytes(value) : 1);
+      sizes[i] = nameBytes[i] + valueBytes(types[i], value);
       itemBytes += sizes[i];
     }
     const present = (/** @type {number} */ column) => column === GENERATED || (column >= 0 && sizes[column] > 0);
@@ -105,21 +104,3 @@ export function createWriteCost(header, config, table) {
 
 /** Write capacity units of a write of this many bytes: one per started KB, one at least. @param {number} bytes */
 export const wcuOf = (bytes) => Math.max(1, Math.ceil(bytes / 1024));
-
-/**
- * The most writes per second a table or a global index takes, as DescribeTable tells it, and what says
- * so: a provisioned one's WCU; an on-demand one's maximum write request units, if set; else its warm
- * throughput (what it takes at once; an on-demand table grows past it, so the time it gives is an upper bound).
- * @param {{ ProvisionedThroughput?: { WriteCapacityUnits?: number }, OnDemandThroughput?: { MaxWriteRequestUnits?: number }, WarmThroughput?: { WriteUnitsPerSecond?: number } }} of
- * @returns {Ceiling | undefined}
- */
-export function ceilingOf(of) {
-  const provisioned = of.ProvisionedThroughput?.WriteCapacityUnits;
-  if (provisioned !== undefined && provisioned > 0) return { perSecond: provisioned, from: 'provisioned WCU' };
-  const maximum = of.OnDemandThroughput?.MaxWriteRequestUnits;
-  if (maximum !== undefined && maximum > 0) return { perSecond: maximum, from: 'on-demand maximum write request units' };
-  const warm = of.WarmThroughput?.WriteUnitsPerSecond;
-  return warm !== undefined && warm > 0 ? { perSecond: warm, from: 'warm throughput' } : undefined;
-}
-
-/** @typedef {{ perSecond: number, from: string }} Ceiling */

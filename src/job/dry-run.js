@@ -9,12 +9,12 @@ import { countRejection, createStats, round } from '../observe/counters.js';
 import { startThroughputLog } from '../observe/throughput.js';
 import { createItemBuilder } from '../items/item-builder.js';
 import { createKeyCount, EXACT_KEYS } from '../items/key-count.js';
-import { ceilingOf, createWriteCost } from '../items/write-cost.js';
+import { createWriteCost } from '../items/write-cost.js';
 import { createRecordParser } from '../records/csv-records.js';
 import { openBytes } from '../source/open-bytes.js';
 import { sourceFields, sourceId } from '../source/source-name.js';
 import { checkTable } from '../write/table-check.js';
-import { checkRecoverable, tableFacts } from '../write/table-facts.js';
+import { ceilingOf, checkRecoverable, tableFacts } from '../write/table-facts.js';
 import { jobIdFor, segmentStart } from './checkpoint.js';
 import { IMPORT_FROM_S3_USD_PER_GB, NEW_ON_DEMAND_WRITES_PER_SECOND, ON_DEMAND_USD_PER_MILLION_WRITES, PRICES_READ_ON } from './prices.js';
 import { readRows } from './read-rows.js';
@@ -30,7 +30,8 @@ export async function runDryRun(config, { clients, logger, stop }) {
   const started = performance.now();
   const table = await checkTable(clients.dynamodb, config);
   // As an import would: a table it would refuse (requirePitr) is refused, a warning is given.
-  const pointInTimeRecovery = await checkRecoverable(clients.dynamodb, config, tableFacts(table), (message, fields) => logger.warn(message, fields));
+  const facts = tableFacts(table);
+  const pointInTimeRecovery = await checkRecoverable(clients.dynamodb, config, facts, (message, fields) => logger.warn(message, fields));
   const start = segmentStart({ checkpoint: undefined, shard: undefined, etag: config.etag });
   const input = await openBytes(clients.s3, config, start, (event) => logger.warn('source re-opened', { ...event }));
   const jobId = jobIdFor(sourceId(config), input.source.etag, config.table);
@@ -86,7 +87,7 @@ export async function runDryRun(config, { clients, logger, stop }) {
       report: { stats, rejectRow: (problem, line) => reject(problem, line), rejectsBacklog: () => undefined },
       firstByte: 0,
       stopBy: Infinity,
-      drainTooLong: () => stop?.aborted === true,
+      stopNow: () => stop?.aborted === true,
       bytesLeft: () => true,
     });
   } finally {
@@ -95,7 +96,7 @@ export async function runDryRun(config, { clients, logger, stop }) {
   }
 
   const indexes = (cost?.indexes ?? []).map((index, x) => ({ name: index.name, kind: index.kind, items: indexItems[x], wcu: indexWcu[x], ceiling: index.writeCeiling }));
-  const report = dryRunReport({ config, table, pointInTimeRecovery, complete: !reading.stoppedEarly, jobId, stats, keys: keys.result(), rejectLines, itemBytes, largestItem, indexes, bytesRead: stats.byte, seconds: (performance.now() - started) / 1000 });
+  const report = dryRunReport({ config, table, facts, pointInTimeRecovery, complete: !reading.stoppedEarly, jobId, stats, keys: keys.result(), rejectLines, itemBytes, largestItem, indexes, bytesRead: stats.byte, seconds: (performance.now() - started) / 1000 });
   logger.info('dry run', report);
   return report;
 }
@@ -104,6 +105,7 @@ export async function runDryRun(config, { clients, logger, stop }) {
  * @param {object} figures
  * @param {Readonly<import('../config.js').ImportConfig>} figures.config
  * @param {import('@aws-sdk/client-dynamodb').TableDescription} figures.table
+ * @param {ReturnType<typeof tableFacts>} figures.facts
  * @param {boolean | undefined} figures.pointInTimeRecovery  undefined: it cannot be told
  * @param {boolean} figures.complete  false: stopped before the end of the file, the figures cover what was read
  * @param {string} figures.jobId
@@ -112,7 +114,7 @@ export async function runDryRun(config, { clients, logger, stop }) {
  * @param {Record<string, number[]>} figures.rejectLines
  * @param {number} figures.itemBytes
  * @param {number} figures.largestItem
- * @param {Array<{ name: string, kind: 'global' | 'local', items: number, wcu: number, ceiling: import('../items/write-cost.js').Ceiling | undefined }>} figures.indexes
+ * @param {Array<{ name: string, kind: 'global' | 'local', items: number, wcu: number, ceiling: import('../write/table-facts.js').Ceiling | undefined }>} figures.indexes
  * @param {number} figures.bytesRead  of the (decompressed) file
  * @param {number} figures.seconds
  */
@@ -123,18 +125,17 @@ export function dryRunReport(figures) {
 }
 
 /** @param {Parameters<typeof dryRunReport>[0]} figures */
-function reportOf({ config, table, pointInTimeRecovery, complete, jobId, stats, keys, rejectLines, itemBytes, largestItem, indexes, bytesRead, seconds }) {
+function reportOf({ config, table, facts, pointInTimeRecovery, complete, jobId, stats, keys, rejectLines, itemBytes, largestItem, indexes, bytesRead, seconds }) {
   const rows = stats.written;
   // Local indexes live in the table's partitions and draw on its capacity; global ones have their own.
   const tableWcu = stats.wcu + indexes.filter((index) => index.kind === 'local').reduce((sum, index) => sum + index.wcu, 0);
   const totalWcu = stats.wcu + indexes.reduce((sum, index) => sum + index.wcu, 0);
-  const billing = table.BillingModeSummary?.BillingMode ?? (table.ProvisionedThroughput?.WriteCapacityUnits ? 'PROVISIONED' : 'PAY_PER_REQUEST');
-  const onDemand = billing === 'PAY_PER_REQUEST';
+  const onDemand = facts.billingMode === 'PAY_PER_REQUEST';
   const tableCeiling = ceilingOf(table) ?? (onDemand ? { perSecond: NEW_ON_DEMAND_WRITES_PER_SECOND, from: 'assumed for a new on-demand table: the table states no ceiling' } : undefined);
   const limits = [
     ...(tableCeiling === undefined ? [] : [{ limitedBy: `table ${config.table} (${tableCeiling.from})`, seconds: tableWcu / tableCeiling.perSecond, perSecond: tableCeiling.perSecond }]),
     ...indexes.filter((index) => index.kind === 'global' && index.ceiling !== undefined).map((index) => {
-      const ceiling = /** @type {import('../items/write-cost.js').Ceiling} */ (index.ceiling);
+      const ceiling = /** @type {import('../write/table-facts.js').Ceiling} */ (index.ceiling);
       return { limitedBy: `index ${index.name} (${ceiling.from})`, seconds: index.wcu / ceiling.perSecond, perSecond: ceiling.perSecond };
     }),
   ];
@@ -162,8 +163,8 @@ function reportOf({ config, table, pointInTimeRecovery, complete, jobId, stats, 
     itemBytes: { total: itemBytes, largest: largestItem, average: rows === 0 ? 0 : Math.round(itemBytes / rows) },
     writeCapacity: { table: stats.wcu, indexes: indexes.map(({ name, kind, items, wcu }) => ({ name, kind, items, wcu })), total: totalWcu },
     tableNow: {
-      billingMode: billing,
-      itemCount: table.ItemCount ?? 0,
+      billingMode: facts.billingMode,
+      itemCount: facts.itemCount,
       writeCeiling: tableCeiling,
       pointInTimeRecovery,
     },

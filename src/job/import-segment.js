@@ -103,7 +103,7 @@ export async function runImport(config, { clients, logger, stopBy = Infinity, de
       report,
       firstByte: start.byte,
       stopBy,
-      drainTooLong: () => stop?.aborted === true || tooLong(),
+      stopNow: () => stop?.aborted === true || tooLong(),
       bytesLeft: (bytesDone) => input.gzip || start.byte + bytesDone < source.end,
     });
     await shuffle.drain();
@@ -118,7 +118,8 @@ export async function runImport(config, { clients, logger, stopBy = Infinity, de
       if (left.length === 0) return await report.finish(at);
       const key = replayKey(config.statusPrefix, jobId, start.shard, start.segment, newRunName());
       await store.putJson(key, left);
-      logger.warn('writes handed over', { ...where, jobId, rows: left.length, reason: 'the writes going on did not end before the time kept for the hand-over' });
+      const reason = abandon?.aborted ? 'the writes going on were given up (a second Ctrl-C)' : 'the writes going on did not end before the time kept for the hand-over';
+      logger.warn('writes handed over', { ...where, jobId, rows: left.length, reason });
       return await report.finish({ ...at, replay: { key, rows: left.length } });
     }
     const unsplittable = input.gzip && (config.shards > 1 || config.bytesPerShard !== undefined);

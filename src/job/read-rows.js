@@ -18,7 +18,8 @@ import { HeaderError, RowError } from '../errors.js';
  * @property {Pick<Awaited<ReturnType<typeof import('./segment-report.js').startSegmentReport>>, 'stats' | 'rejectRow' | 'rejectsBacklog'>} report
  * @property {number} firstByte  where the body starts in the source (decompressed, for gzip): stats.byte counts from it
  * @property {number} stopBy  performance.now() time after which the segment stops
- * @property {() => boolean} [drainTooLong]  whether what is queued for the table could not be written in time: stop too
+ * @property {() => boolean} [stopNow]  whether to stop at this record boundary besides stopBy: the rows queued for the
+ *   table could not be written in time, or a person asked to stop (Ctrl-C)
  * @property {(bytesDone: number) => boolean} bytesLeft  whether the segment has bytes left after this many
  */
 
@@ -27,7 +28,7 @@ import { HeaderError, RowError } from '../errors.js';
  * @returns {Promise<{ bytesDone: number, stoppedEarly: boolean }>}  bytes of the stream up to the end of the
  *   last record handled: where a checkpoint puts the next segment
  */
-export async function readRows({ body, records, buildItem, onHeader, pass, report, firstByte, stopBy, drainTooLong = () => false, bytesLeft }) {
+export async function readRows({ body, records, buildItem, onHeader, pass, report, firstByte, stopBy, stopNow = () => false, bytesLeft }) {
   const { parser, toRow } = records;
   const { stats } = report;
   let bytesDone = 0;
@@ -65,7 +66,7 @@ export async function readRows({ body, records, buildItem, onHeader, pass, repor
     stats.byte = firstByte + bytesDone;
     if (++sinceClock >= 64) {
       sinceClock = 0;
-      if ((performance.now() > stopBy || drainTooLong()) && bytesLeft(bytesDone)) return { bytesDone, stoppedEarly: true };
+      if ((performance.now() > stopBy || stopNow()) && bytesLeft(bytesDone)) return { bytesDone, stoppedEarly: true };
     }
   }
   return { bytesDone, stoppedEarly: false };

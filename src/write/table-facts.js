@@ -12,7 +12,6 @@ import { TableError } from '../errors.js';
 export function tableFacts(table) {
   const provisioned = table.ProvisionedThroughput?.WriteCapacityUnits;
   const onDemand = table.BillingModeSummary?.BillingMode === 'PAY_PER_REQUEST' || !(provisioned !== undefined && provisioned > 0);
-  const maximum = table.OnDemandThroughput?.MaxWriteRequestUnits;
   return {
     billingMode: onDemand ? 'PAY_PER_REQUEST' : 'PROVISIONED',
     /**
@@ -20,7 +19,7 @@ export function tableFacts(table) {
      * past them for a while), an on-demand table's maximum, if it has one. Its warm throughput is no
      * ceiling: an on-demand table grows past it.
      */
-    writeCeiling: !onDemand ? provisioned : maximum !== undefined && maximum > 0 ? maximum : undefined,
+    writeCeiling: ceilingOf(table, { warm: false })?.perSecond,
     warmWritesPerSecond: table.WarmThroughput?.WriteUnitsPerSecond,
     itemCount: table.ItemCount ?? 0,
     globalIndexes: (table.GlobalSecondaryIndexes ?? []).map((index) => index.IndexName),
@@ -68,3 +67,22 @@ export async function checkRecoverable(dynamodb, config, facts, warn) {
   warn('no point-in-time recovery', { table: config.table, reason: `${why}; ${fix}` });
   return false;
 }
+
+/**
+ * The most writes per second a table or a global index takes, as DescribeTable tells it, and what says
+ * so: a provisioned one's WCU; an on-demand one's maximum write request units, if set; else its warm
+ * throughput (what it takes at once; an on-demand table grows past it, so the time it gives is an upper bound).
+ * @param {{ ProvisionedThroughput?: { WriteCapacityUnits?: number }, OnDemandThroughput?: { MaxWriteRequestUnits?: number }, WarmThroughput?: { WriteUnitsPerSecond?: number } }} of
+ * @param {{ warm?: boolean }} [options]  warm: false leaves the warm throughput out (a pace must not stop there)
+ * @returns {Ceiling | undefined}
+ */
+export function ceilingOf(of, { warm = true } = {}) {
+  const provisioned = of.ProvisionedThroughput?.WriteCapacityUnits;
+  if (provisioned !== undefined && provisioned > 0) return { perSecond: provisioned, from: 'provisioned WCU' };
+  const maximum = of.OnDemandThroughput?.MaxWriteRequestUnits;
+  if (maximum !== undefined && maximum > 0) return { perSecond: maximum, from: 'on-demand maximum write request units' };
+  const warmUnits = warm ? of.WarmThroughput?.WriteUnitsPerSecond : undefined;
+  return warmUnits !== undefined && warmUnits > 0 ? { perSecond: warmUnits, from: 'warm throughput' } : undefined;
+}
+
+/** @typedef {{ perSecond: number, from: string }} Ceiling */
