@@ -114,6 +114,14 @@ export class JobError extends ImportError {
   }
 }
 
+/** The job (or its shard) is being run by another process now; nothing was read or written. */
+export class JobRunningError extends ImportError {
+  /** @param {string} message */
+  constructor(message) {
+    super('JobRunningError', 'JOB_RUNNING', message);
+  }
+}
+
 /** A short description of an error for summaries and rejects: name and message, never a stack. @param {unknown} error */
 export function describeError(error) {
   if (error instanceof Error) return `${error.name}: ${error.message}`;

@@ -239,6 +239,38 @@ describe('the ddbload command', () => {
     expect(existsSync(stopped.checkpointFile)).toBe(false);
   });
 
+  it('refuses a second run of a job while the first is running, and names the process to wait for', async () => {
+    const dir = workDir();
+    const { csv } = mixedCsv(8_000);
+    writeFileSync(path.join(dir, 'people.csv'), csv);
+    const table = await createTable(local.dynamodb, tableKeysFor(OPTIONS));
+    const args = ['import', 'people.csv', '--table', table, '--types', 'n:N', '--json', '--max-wcu', '2000', '--log-interval-ms', '200'];
+
+    /** @type {Promise<{ code: number | null, stdout: string, stderr: string }> | undefined} */
+    let secondRun;
+    let firstPid = 0;
+    const first = await runCli(args, {
+      cwd: dir,
+      env: process.env,
+      onStdout(text, child) {
+        if (secondRun === undefined && /"message":"throughput".*"written":[1-9]/.test(text)) {
+          firstPid = child.pid ?? 0;
+          secondRun = runCli(args, { cwd: dir, env: process.env });
+        }
+      },
+    });
+    expect(first.code).toBe(0);
+    const second = await /** @type {Promise<{ code: number | null, stdout: string, stderr: string }>} */ (secondRun);
+    expect(second.code).toBe(1);
+    expect(second.stderr).toContain(`is being run by process ${firstPid}`);
+    const summary = jsonLines(first.stdout).at(-1);
+    expect(await differencesFor(Buffer.from(csv), table, rejectsUnder(dir), summary)).toEqual([]);
+
+    // Once the first has ended, the same command runs (and writes the same rows again, changing nothing).
+    const again = await runCli(args, { cwd: dir, env: process.env });
+    expect(again.code).toBe(0);
+  });
+
   it('on a second Ctrl-C gives the writes in flight up, saves their rows, and --resume writes them first', async () => {
     const dir = workDir();
     const { csv } = mixedCsv(6_000, { duplicates: true });

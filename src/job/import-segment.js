@@ -22,6 +22,7 @@ import { sourceFields, sourceId, sourceWhere } from '../source/source-name.js';
 import { newRunName, replayKey } from './object-keys.js';
 import { readRows } from './read-rows.js';
 import { startSegmentReport } from './segment-report.js';
+import { checkNotRunningElsewhere } from './job-status.js';
 
 /** @typedef {import('./segment-report.js').ImportSummary} ImportSummary */
 /** @typedef {import('./segment-report.js').SegmentOutcome} SegmentOutcome */
@@ -63,6 +64,10 @@ export async function runImport(config, { clients, logger, stopBy = Infinity, de
     throw new JobError(`the checkpoint starts at byte ${start.byte} of ${sourceWhere(config)}, which has ${source.contentLength}: it is not this file's checkpoint, or it was changed; run the job again from its start`);
   }
   const jobId = start.jobId ?? jobIdFor(sourceId(config), source.etag, config.table);
+  await checkNotRunningElsewhere(store, config.statusPrefix, jobId, start.shard).catch((error) => {
+    input.close();
+    throw error;
+  });
   let header = start.header;
   const report = await startSegmentReport({ config, store, logger, start, jobId, source, totalBytes: input.gzip ? undefined : source.contentLength, header: () => header, publishMetrics });
 

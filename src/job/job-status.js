@@ -11,6 +11,7 @@ import { sumSummaries } from '../observe/counters.js';
 import { etagOf } from '../source/s3-object.js';
 import { planKey, shardStatusKey } from './object-keys.js';
 import { jobIdFor } from './checkpoint.js';
+import { JobRunningError } from '../errors.js';
 
 /**
  * A shard's state. `lost` is never written: it is how a reader sees a `running` shard whose status has not
@@ -123,6 +124,39 @@ export function createStatusWriter({ store, key, onError }) {
       await store.putJson(key, status);
     },
   };
+}
+
+/**
+ * Refuses to start a segment while another process is running the same shard of the same job: two runs
+ * at once would each write their rows, and the slower could leave an older row of a key after the newer
+ * one. A status that handed over (a Lambda continuation, a Ctrl-C'd command) ended its run; a runner on
+ * this host whose process is gone, or one silent past its heartbeat, is lost. Two Lambda invocations of
+ * one event are kept apart by the idempotency table instead (a retried invocation must not be refused).
+ * @param {import('./output-store.js').OutputStore} store
+ * @param {string} prefix @param {string} jobId @param {number} shard
+ * @param {number} [now]
+ */
+export async function checkNotRunningElsewhere(store, prefix, jobId, shard, now = Date.now()) {
+  /** @type {ShardStatus | undefined} */
+  const status = await store.getJson(shardStatusKey(prefix, jobId, shard));
+  if (status?.state !== 'running' || status.handedOverAt !== undefined || status.runner === undefined) return;
+  if (now - (Date.parse(status.updatedAt) || 0) > silenceAllowedMs(status)) return;
+  const other = status.runner;
+  const self = runnerOf();
+  if ('logStream' in other && 'logStream' in self) return;
+  if ('pid' in other && other.host === hostname() && (other.pid === process.pid || !processAlive(other.pid))) return;
+  const who = 'pid' in other ? `process ${other.pid} on ${other.host}` : `Lambda log stream ${other.logStream}`;
+  throw new JobRunningError(`job ${jobId}${shard > 0 ? ` shard ${shard + 1}` : ''} is being run by ${who} (last status ${status.updatedAt}): two runs at once could leave older rows of a key after newer ones; wait for it to end (ddbload status shows it), or stop it and resume from its checkpoint`);
+}
+
+/** @param {number} pid */
+function processAlive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return /** @type {NodeJS.ErrnoException} */ (error).code === 'EPERM';
+  }
 }
 
 /**
