@@ -8,7 +8,13 @@ import { parseCheckpoint, parseShardSpec } from './job/checkpoint.js';
 import { ENCODING_NAMES } from './records/text-encoding.js';
 import { ON_DEMAND_USD_PER_MILLION_WRITES } from './job/prices.js';
 
-/** @typedef {'S' | 'N' | 'BOOL'} ColumnType */
+/**
+ * A column's DynamoDB type: scalars as written (B as base64), M and L from a JSON cell, SS, NS and BS
+ * from a cell whose members are cut by setSeparator.
+ * @typedef {'S' | 'N' | 'BOOL' | 'B' | 'M' | 'L' | 'SS' | 'NS' | 'BS'} ColumnType
+ */
+
+/** How a file's records are written: CSV, JSON Lines, or DynamoDB JSON (an export's `{"Item": ...}` lines). @typedef {'csv' | 'jsonl' | 'dynamodb-json'} Format */
 
 /**
  * @typedef {object} ImportConfig
@@ -22,7 +28,11 @@ import { ON_DEMAND_USD_PER_MILLION_WRITES } from './job/prices.js';
  * @property {string} keyColumn         CSV column holding the table's partition key
  * @property {string | undefined} sortKeyColumn  CSV column holding the table's sort key, if it has one
  * @property {boolean} generateKey      fill keyColumn with a deterministic UUID instead of reading it
- * @property {Record<string, ColumnType>} columnTypes  per-column DynamoDB type; unlisted columns are S
+ * @property {Record<string, ColumnType>} columnTypes  per-column DynamoDB type; unlisted CSV columns are S, unlisted JSON attributes keep their JSON type
+ * @property {Format | 'auto'} format  how the records are written ('auto': by the key's extension, then the first bytes)
+ * @property {'omit' | 'null' | 'empty-string'} emptyCell  what an empty CSV cell becomes: no attribute, NULL, or an empty string (S columns)
+ * @property {string} setSeparator      what cuts an SS, NS or BS cell into its members
+ * @property {'put' | 'delete'} mode    put each row's item, or delete the item of each row's key
  * @property {string} delimiter         one-character CSV field delimiter
  * @property {import('./records/text-encoding.js').EncodingOption} encoding  how the bytes are read as text ('auto': by the byte order mark)
  * @property {number} concurrency       BatchWriteItem calls in flight at most (the adaptive window's ceiling)
@@ -80,6 +90,10 @@ const OPTIONS = [
   { name: 'sortKeyColumn', env: 'SORT_KEY_COLUMN', parse: optionalString },
   { name: 'generateKey', env: 'GENERATE_KEY', fallback: false, parse: boolean },
   { name: 'columnTypes', env: 'COLUMN_TYPES', fallback: {}, parse: columnTypes },
+  { name: 'format', env: 'FILE_FORMAT', fallback: 'auto', parse: oneOf(['auto', 'csv', 'jsonl', 'dynamodb-json']) },
+  { name: 'emptyCell', env: 'EMPTY_CELL', fallback: 'omit', parse: oneOf(['omit', 'null', 'empty-string']) },
+  { name: 'setSeparator', env: 'SET_SEPARATOR', fallback: '|', parse: setSeparator },
+  { name: 'mode', env: 'IMPORT_MODE', fallback: 'put', parse: oneOf(['put', 'delete']) },
   { name: 'delimiter', env: 'CSV_DELIMITER', fallback: ',', parse: delimiter },
   { name: 'encoding', env: 'CSV_ENCODING', fallback: 'auto', parse: encoding },
   { name: 'concurrency', env: 'CONCURRENCY', fallback: 32, parse: integerIn(1, 1024) },
@@ -200,12 +214,18 @@ function crossCheck(config) {
   }
   for (const column of [config.keyColumn, config.sortKeyColumn]) {
     const type = column === undefined ? undefined : config.columnTypes[column];
-    if (type === 'BOOL') {
-      throw new ConfigError('columnTypes', `${column}:BOOL`, 'a key column can only be S or N');
+    if (type !== undefined && type !== 'S' && type !== 'N' && type !== 'B') {
+      throw new ConfigError('columnTypes', `${column}:${type}`, 'a key column can only be S, N or B');
     }
   }
-  if (config.generateKey && config.columnTypes[config.keyColumn] === 'N') {
-    throw new ConfigError('generateKey', true, `generated keys are UUID strings, but keyColumn "${config.keyColumn}" is typed N in columnTypes`);
+  if (config.generateKey && (config.columnTypes[config.keyColumn] ?? 'S') !== 'S') {
+    throw new ConfigError('generateKey', true, `generated keys are UUID strings, but keyColumn "${config.keyColumn}" is typed ${config.columnTypes[config.keyColumn]} in columnTypes`);
+  }
+  if (config.generateKey && config.mode === 'delete') {
+    throw new ConfigError('generateKey', true, 'a delete names the keys of the items to delete: they come from the file, not generated; leave generateKey out');
+  }
+  if (config.setSeparator === config.delimiter && Object.values(config.columnTypes).some((type) => type.length === 2 && type.endsWith('S'))) {
+    throw new ConfigError('setSeparator', config.setSeparator, `must differ from the delimiter (${JSON.stringify(config.delimiter)}): a set cell would be cut into columns`);
   }
 }
 
@@ -291,6 +311,20 @@ function boolean(raw, name) {
   throw new ConfigError(name, raw, 'use true or false');
 }
 
+/** @param {string[]} allowed @returns {(raw: unknown, name: string) => string} */
+function oneOf(allowed) {
+  return (raw, name) => {
+    if (typeof raw !== 'string' || !allowed.includes(raw)) throw new ConfigError(name, raw, `use one of ${allowed.map((value) => `"${value}"`).join(', ')}`);
+    return raw;
+  };
+}
+
+/** @param {unknown} raw @param {string} name */
+function setSeparator(raw, name) {
+  if (typeof raw !== 'string' || raw.length !== 1 || /[\r\n"]/.test(raw)) throw new ConfigError(name, raw, 'use one character other than a quote or a line break, such as "|" or ";"');
+  return raw;
+}
+
 /** @param {unknown} raw @param {string} name */
 function delimiter(raw, name) {
   const value = raw === '\\t' ? '\t' : raw;
@@ -343,7 +377,7 @@ function optionalUrl(raw, name) {
   return raw;
 }
 
-const COLUMN_TYPES = new Set(['S', 'N', 'BOOL']);
+const COLUMN_TYPES = new Set(['S', 'N', 'BOOL', 'B', 'M', 'L', 'SS', 'NS', 'BS']);
 
 /**
  * Accepts `{"age": "N"}` or the string form `age:N,active:BOOL` (the only form an env var can hold).
@@ -372,7 +406,7 @@ function columnTypes(raw, name) {
   const types = Object.create(null);
   for (const [column, type] of pairs) {
     if (typeof type !== 'string' || !COLUMN_TYPES.has(type)) {
-      throw new ConfigError(name, raw, `column "${column}" has type ${JSON.stringify(type)}; the types are S, N and BOOL`);
+      throw new ConfigError(name, raw, `column "${column}" has type ${JSON.stringify(type)}; the types are S, N, BOOL, B (base64), M and L (a JSON cell), SS, NS and BS (members cut by setSeparator)`);
     }
     types[column] = /** @type {ColumnType} */ (type);
   }

@@ -9,6 +9,8 @@ import { checkHeader } from './header.js';
 import { itemBytes, MAX_ITEM_BYTES, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES } from './item-size.js';
 import { joinKeyId } from './key-id.js';
 import { isDynamoNumber, normalizeNumber } from './numbers.js';
+import { base64Bytes } from './attribute-values.js';
+import { wireAs } from './json-values.js';
 import { sourceId } from '../source/source-name.js';
 
 /** @typedef {import('../config.js').ImportConfig} ImportConfig */
@@ -20,6 +22,7 @@ const GENERATED_KEY_NAMESPACE = '6f1f4a52-3c0e-4f5e-9d3a-6a2b8f0c1e47';
  * @typedef {object} BuiltItem
  * @property {string} json   the item as DynamoDB's JSON wire form: {"name":{"S":"value"},...}
  * @property {string} keyId  primary key as one string, to find duplicates within a batch
+ * @property {'put' | 'delete'} [op]  a delete's json is the key only (default: put)
  */
 
 // Strings with nothing JSON must escape (quote, backslash, control characters) are written as they
@@ -49,11 +52,20 @@ export function createItemBuilder(header, config, source) {
   const opening = names.map((name, i) => `${jsonString(name)}:{"${types[i]}":`);
   const commaOpening = opening.map((piece) => `,${piece}`);
   const generatedKeyOpening = `${jsonString(config.keyColumn)}:{"S":`;
+  // Types past the scalars are written by json-values.js, after their name only (the type is in what it writes).
+  const typedOpening = names.map((name) => `${jsonString(name)}:`);
+  const emptyCell = config.emptyCell;
+  const nullPiece = names.map((name) => `${jsonString(name)}:{"NULL":true}`);
+  const emptyStringPiece = names.map((name, i) => (types[i] === 'S' ? `${jsonString(name)}:{"S":""}` : undefined));
+  // A cell typed M or L may be a larger item than its characters suggest: such items are sized exactly.
+  const sizeExactly = types.some((type) => type === 'M' || type === 'L');
   // Byte length is at most 3 x UTF-16 length (and attribute names count too): rows under this many
   // characters cannot reach 400 KB, so only rare huge rows pay for an exact size.
   const nameChars = names.reduce((sum, name) => sum + name.length, 0) + (keyIndex === -1 ? config.keyColumn.length + 36 : 0);
   // Keys typed N are one key however they are written (007, 7): their keyId is the number normalized.
   const keyIdOf = (/** @type {number} */ index, /** @type {string} */ value) => (types[index] === 'N' ? normalizeNumber(value) : value);
+  // A key typed B is counted by its bytes, not by its base64's.
+  const keyBytes = (/** @type {number} */ index, /** @type {string} */ value) => (types[index] === 'B' ? base64Bytes(value) : Buffer.byteLength(value));
   const fastSizeLimit = Math.floor(MAX_ITEM_BYTES / 3) - nameChars;
 
   // The item's JSON is assembled from its pieces with one join, which makes a flat string: about 400
@@ -62,15 +74,28 @@ export function createItemBuilder(header, config, source) {
   // character of the rope flattened it on Node 20; Node 22's optimized code drops that read.)
   /** @type {string[]} */
   const pieces = [];
+  // A delete writes the key only: the other columns are not read, nor checked.
+  const keysOnly = config.mode === 'delete';
+  const op = keysOnly ? 'delete' : undefined;
   return function buildItem(fields, line) {
     pieces.length = 0;
     pieces.push('{');
     let chars = 0;
     for (let i = 0; i < fields.length; i++) {
+      if (keysOnly && i !== keyIndex && i !== sortIndex) continue;
       const value = fields[i];
-      if (value === '') continue;
+      if (value === '') {
+        if (emptyCell === 'omit') continue;
+        const piece = emptyCell === 'null' ? nullPiece[i] : emptyStringPiece[i];
+        if (piece !== undefined) pieces.push(pieces.length === 1 ? '' : ',', piece);
+        continue;
+      }
       chars += value.length;
       const type = types[i];
+      if (type !== 'S' && type !== 'N' && type !== 'BOOL') {
+        pieces.push(pieces.length === 1 ? '' : ',', typedOpening[i], wireAs(type, value, `column "${names[i]}"`, line, config.setSeparator));
+        continue;
+      }
       pieces.push(pieces.length === 1 ? opening[i] : commaOpening[i]);
       if (type === 'S') {
         // jsonString's rule, pushed as pieces: its quoted copy would cost 400 bytes a row more.
@@ -108,20 +133,20 @@ export function createItemBuilder(header, config, source) {
 
     pieces.push('}');
     const json = pieces.join('');
-    if (chars > fastSizeLimit) {
+    if (chars > fastSizeLimit || sizeExactly) {
       const bytes = itemBytes(JSON.parse(json));
       if (bytes > MAX_ITEM_BYTES) {
         throw new RowError('ITEM_TOO_LARGE', `line ${line}: item is ${bytes} bytes; DynamoDB's limit is ${MAX_ITEM_BYTES}`);
       }
     }
-    if (keyValue.length > 682 && Buffer.byteLength(keyValue) > MAX_PARTITION_KEY_BYTES) {
-      throw new RowError('KEY_TOO_LONG', `line ${line}: key column "${config.keyColumn}" is ${Buffer.byteLength(keyValue)} bytes; DynamoDB's limit for a partition key is ${MAX_PARTITION_KEY_BYTES}`);
+    if (keyValue.length > 682 && keyBytes(keyIndex, keyValue) > MAX_PARTITION_KEY_BYTES) {
+      throw new RowError('KEY_TOO_LONG', `line ${line}: key column "${config.keyColumn}" is ${keyBytes(keyIndex, keyValue)} bytes; DynamoDB's limit for a partition key is ${MAX_PARTITION_KEY_BYTES}`);
     }
-    if (sortValue === undefined) return { json, keyId: keyIndex === -1 ? keyValue : keyIdOf(keyIndex, keyValue) };
-    if (sortValue.length > 341 && Buffer.byteLength(sortValue) > MAX_SORT_KEY_BYTES) {
-      throw new RowError('KEY_TOO_LONG', `line ${line}: sort key column "${config.sortKeyColumn}" is ${Buffer.byteLength(sortValue)} bytes; DynamoDB's limit for a sort key is ${MAX_SORT_KEY_BYTES}`);
+    if (sortValue === undefined) return { json, keyId: keyIndex === -1 ? keyValue : keyIdOf(keyIndex, keyValue), op };
+    if (sortValue.length > 341 && keyBytes(sortIndex, sortValue) > MAX_SORT_KEY_BYTES) {
+      throw new RowError('KEY_TOO_LONG', `line ${line}: sort key column "${config.sortKeyColumn}" is ${keyBytes(sortIndex, sortValue)} bytes; DynamoDB's limit for a sort key is ${MAX_SORT_KEY_BYTES}`);
     }
     const keyId = joinKeyId(keyIndex === -1 ? keyValue : keyIdOf(keyIndex, keyValue), keyIdOf(sortIndex, sortValue));
-    return { json, keyId };
+    return { json, keyId, op };
   };
 }

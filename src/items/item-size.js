@@ -2,6 +2,7 @@
  * An item's size as DynamoDB counts it against its 400 KB limit.
  */
 
+import { attributeBytes } from './attribute-values.js';
 import { numberBytes } from './numbers.js';
 
 /** DynamoDB's largest item. */
@@ -12,19 +13,12 @@ export const MAX_PARTITION_KEY_BYTES = 2048;
 export const MAX_SORT_KEY_BYTES = 1024;
 
 /**
- * Item size as DynamoDB counts it: attribute name bytes plus value bytes (a string its UTF-8 bytes, a
- * number one byte per two significant digits plus one, a boolean one).
- * @param {import('../types.js').Item} item
+ * Item size as DynamoDB counts it: attribute name bytes plus value bytes (items/attribute-values.js).
+ * @param {Record<string, import('./attribute-values.js').AttributeValue>} item  in DynamoDB's JSON wire form
  */
 export function itemBytes(item) {
   let bytes = 0;
-  for (const name in item) {
-    const value = item[name];
-    bytes += Buffer.byteLength(name);
-    if (value.S !== undefined) bytes += valueBytes('S', value.S);
-    else if (value.N !== undefined) bytes += valueBytes('N', value.N);
-    else bytes += valueBytes('BOOL', '');
-  }
+  for (const name in item) bytes += Buffer.byteLength(name) + attributeBytes(item[name]);
   return bytes;
 }
 

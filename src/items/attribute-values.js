@@ -1,0 +1,137 @@
+/**
+ * DynamoDB's attribute values of every type (S, N, B, BOOL, NULL, M, L, SS, NS, BS): checked as DynamoDB
+ * would check them before a write, and sized as DynamoDB counts them. A value DynamoDB would refuse is a
+ * RowError here, with its reason, so that one bad row is rejected with its line instead of failing its batch.
+ */
+import { RowError } from '../errors.js';
+import { isDynamoNumber, normalizeNumber, numberBytes } from './numbers.js';
+
+/**
+ * An attribute value in DynamoDB's JSON wire form (binaries as base64).
+ * @typedef {{ S?: string, N?: string, B?: string, BOOL?: boolean, NULL?: boolean, M?: Record<string, AttributeValue>, L?: AttributeValue[], SS?: string[], NS?: string[], BS?: string[] }} AttributeValue
+ */
+
+// Standard base64 with its padding, as DynamoDB's JSON carries binary values.
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+// String.prototype.isWellFormed (Node 20+), which the ES2022 types this project checks against lack.
+/** Whether a text has no half of a UTF-16 surrogate pair (which has no UTF-8 form, so DynamoDB cannot store it). @param {string} text */
+export const isWellFormed = (text) => /** @type {{ isWellFormed(): boolean }} */ (/** @type {unknown} */ (text)).isWellFormed();
+
+/** Whether a text is base64 as DynamoDB takes it. @param {string} text */
+export const isBase64 = (text) => BASE64.test(text);
+
+/** Bytes a base64 text decodes to. @param {string} text  base64 */
+export const base64Bytes = (text) => (text.length / 4) * 3 - (text.endsWith('==') ? 2 : text.endsWith('=') ? 1 : 0);
+
+const TYPES = new Set(['S', 'N', 'B', 'BOOL', 'NULL', 'M', 'L', 'SS', 'NS', 'BS']);
+
+/**
+ * Checks one attribute value of DynamoDB JSON, deeply: one known type, a value of that type's shape,
+ * numbers DynamoDB takes, base64 binaries, sets non-empty and without duplicates.
+ * @param {unknown} value
+ * @param {string} path  where it is, for the message: `"a"`, `"a".b[2]`
+ * @param {number} line
+ * @returns {asserts value is AttributeValue}
+ */
+export function checkAttributeValue(value, path, line) {
+  const bad = (/** @type {string} */ what) => new RowError('INVALID_ATTRIBUTE_VALUE', `line ${line}: attribute ${path} ${what}`);
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw bad('is not a typed value such as {"S": "text"}');
+  const types = Object.keys(value);
+  if (types.length !== 1 || !TYPES.has(types[0])) throw bad(`has ${types.length === 1 ? `type ${JSON.stringify(types[0])}` : `${types.length} types`}; a value has one of S, N, B, BOOL, NULL, M, L, SS, NS, BS`);
+  const type = types[0];
+  const inner = /** @type {Record<string, unknown>} */ (value)[type];
+  switch (type) {
+    case 'S':
+      if (typeof inner !== 'string') throw bad('is typed S but its value is not a string');
+      if (!isWellFormed(inner)) throw new RowError('INVALID_JSON', `line ${line}: attribute ${path} has a \\u escape of half a UTF-16 surrogate pair, which DynamoDB cannot store`);
+      return;
+    case 'N':
+      if (typeof inner !== 'string' || !isDynamoNumber(inner)) throw new RowError('INVALID_NUMBER', `line ${line}: attribute ${path} is typed N but its value is not a number DynamoDB takes, written as a string`);
+      return;
+    case 'B':
+      if (typeof inner !== 'string' || !isBase64(inner)) throw new RowError('INVALID_BINARY', `line ${line}: attribute ${path} is typed B but its value is not base64`);
+      return;
+    case 'BOOL':
+      if (typeof inner !== 'boolean') throw bad('is typed BOOL but its value is not true or false');
+      return;
+    case 'NULL':
+      if (inner !== true) throw bad('is typed NULL but its value is not true');
+      return;
+    case 'M':
+      if (inner === null || typeof inner !== 'object' || Array.isArray(inner)) throw bad('is typed M but its value is not an object');
+      for (const [name, member] of Object.entries(inner)) {
+        if (name === '') throw bad('has a member with an empty name; DynamoDB\'s names are at least one character');
+        if (!isWellFormed(name)) throw new RowError('INVALID_JSON', `line ${line}: a name in attribute ${path} has a \\u escape of half a UTF-16 surrogate pair, which DynamoDB cannot store`);
+        checkAttributeValue(member, `${path}.${JSON.stringify(name)}`, line);
+      }
+      return;
+    case 'L':
+      if (!Array.isArray(inner)) throw bad('is typed L but its value is not an array');
+      inner.forEach((member, index) => checkAttributeValue(member, `${path}[${index}]`, line));
+      return;
+    default:
+      checkSet(/** @type {'SS' | 'NS' | 'BS'} */ (type), inner, path, line);
+  }
+}
+
+/**
+ * A set: a non-empty array of strings, each a number (NS) or base64 (BS), no two alike (numbers by value).
+ * @param {'SS' | 'NS' | 'BS'} type @param {unknown} members @param {string} path @param {number} line
+ */
+export function checkSet(type, members, path, line) {
+  if (!Array.isArray(members) || members.length === 0) throw new RowError('INVALID_SET', `line ${line}: attribute ${path} is typed ${type} but is ${Array.isArray(members) ? 'empty; DynamoDB has no empty sets (leave the attribute out)' : 'not an array'}`);
+  const seen = new Set();
+  for (const member of members) {
+    if (typeof member !== 'string') throw new RowError('INVALID_SET', `line ${line}: attribute ${path} is typed ${type} but has a member that is not a string`);
+    if (type === 'NS' && !isDynamoNumber(member)) throw new RowError('INVALID_NUMBER', `line ${line}: attribute ${path} is typed NS but has a member that is not a number DynamoDB takes`);
+    if (type === 'BS' && !isBase64(member)) throw new RowError('INVALID_BINARY', `line ${line}: attribute ${path} is typed BS but has a member that is not base64`);
+    if (type === 'SS' && !isWellFormed(member)) throw new RowError('INVALID_JSON', `line ${line}: attribute ${path} has a member with half a UTF-16 surrogate pair, which DynamoDB cannot store`);
+    const id = type === 'NS' ? normalizeNumber(member) : member;
+    if (seen.has(id)) throw new RowError('INVALID_SET', `line ${line}: attribute ${path} is typed ${type} but has a member twice; a set's members are distinct`);
+    seen.add(id);
+  }
+}
+
+/**
+ * A value's bytes as DynamoDB counts them: a string its UTF-8 bytes, a number one byte per two significant
+ * digits plus one, a binary its bytes, BOOL and NULL one, a set the sum of its members, a map or list 3
+ * bytes plus 1 per member plus the members (and a map's names).
+ * @param {AttributeValue} value  checked
+ * @returns {number}
+ */
+export function attributeBytes(value) {
+  if (value.S !== undefined) return Buffer.byteLength(value.S);
+  if (value.N !== undefined) return numberBytes(value.N);
+  if (value.B !== undefined) return base64Bytes(value.B);
+  if (value.BOOL !== undefined || value.NULL !== undefined) return 1;
+  if (value.M !== undefined) {
+    let bytes = 3;
+    for (const name in value.M) bytes += 1 + Buffer.byteLength(name) + attributeBytes(value.M[name]);
+    return bytes;
+  }
+  if (value.L !== undefined) {
+    let bytes = 3;
+    for (const member of value.L) bytes += 1 + attributeBytes(member);
+    return bytes;
+  }
+  let bytes = 0;
+  if (value.SS !== undefined) for (const member of value.SS) bytes += Buffer.byteLength(member);
+  else if (value.NS !== undefined) for (const member of value.NS) bytes += numberBytes(member);
+  else if (value.BS !== undefined) for (const member of value.BS) bytes += base64Bytes(member);
+  return bytes;
+}
+
+/**
+ * A key attribute's value as one string (its part of a keyId), and its bytes for the key length limits.
+ * Numbers are normalized (`007` and `7` are one key); binaries are their base64.
+ * @param {AttributeValue | undefined} value
+ * @returns {{ type: 'S' | 'N' | 'B', text: string } | undefined}  undefined if it is no key type
+ */
+export function keyValueOf(value) {
+  if (value === undefined) return undefined;
+  if (typeof value.S === 'string') return { type: 'S', text: value.S };
+  if (typeof value.N === 'string') return { type: 'N', text: normalizeNumber(value.N) };
+  if (typeof value.B === 'string') return { type: 'B', text: value.B };
+  return undefined;
+}
