@@ -23,7 +23,7 @@ export const LOCAL_REGION = 'us-east-1';
  * @property {() => string} dynamodbLocalOutput  the tail of DynamoDB Local's output
  */
 
-/** @typedef {{ partition: { name: string, type: 'S' | 'N' }, sort?: { name: string, type: 'S' | 'N' } }} TableKeys */
+/** @typedef {{ partition: { name: string, type: 'S' | 'N' | 'B' }, sort?: { name: string, type: 'S' | 'N' | 'B' } }} TableKeys */
 
 /** Sets the credentials both local servers accept; the SDK's default chain reads them. */
 export function useLocalCredentials() {

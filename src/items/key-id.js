@@ -23,7 +23,8 @@ export function joinKeyId(partition, sort) {
  */
 export function keyIdReader({ keyColumn, sortKeyColumn }) {
   // A number may come back written otherwise than it was sent (007, 7): compare it normalized, as the builder does.
-  const valueOf = (/** @type {import('@aws-sdk/client-dynamodb').AttributeValue | undefined} */ value) => value?.S ?? (value?.N === undefined ? '' : normalizeNumber(value.N));
+  // A binary comes back as its base64, as it was sent.
+  const valueOf = (/** @type {Record<string, any> | undefined} */ value) => value?.S ?? (value?.N === undefined ? (value?.B ?? '') : normalizeNumber(value.N));
   if (sortKeyColumn === undefined) return (item) => valueOf(item[keyColumn]);
   return (item) => joinKeyId(valueOf(item[keyColumn]), valueOf(item[sortKeyColumn]));
 }

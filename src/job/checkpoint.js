@@ -31,7 +31,8 @@ export function jobIdFor(source, etag, table) {
  * @property {string} etag       the object version being imported
  * @property {number} byte       first byte not yet read
  * @property {number} line       lines of the file before that byte
- * @property {string[]} header   the CSV header, read by the first segment
+ * @property {string[]} header   the CSV header, read by the first segment (empty for a JSON format)
+ * @property {import('../config.js').Format} [format]  the file's, decided by the first segment (absent: CSV, from before formats)
  * @property {number} segments   segments finished so far
  * @property {number} seconds    time spent by those segments
  * @property {number} reopens    S3 re-opens so far
@@ -65,6 +66,7 @@ export function jobIdFor(source, etag, table) {
  * @property {number} line     lines of the file before `start`
  * @property {string[]} header the file's header
  * @property {Encoding} [encoding]  the file's, decided by the planner
+ * @property {import('../config.js').Format} [format]  the file's, decided by the planner (absent: CSV)
  */
 
 /**
@@ -85,15 +87,20 @@ export function parseShardSpec(raw, name) {
     Number.isInteger(s.end) && s.end > s.start &&
     Number.isInteger(s.line) && s.line > 0 &&
     isHeader(s.header) &&
-    (s.encoding === undefined || ENCODINGS.has(s.encoding));
+    (s.encoding === undefined || ENCODINGS.has(s.encoding)) &&
+    (s.format === undefined || FORMATS.has(s.format));
   if (!ok) throw new ConfigError(name, '(a malformed shard)', 'the planner sets "shard" for the shards it starts; to shard a file, pass "shards" instead');
   return /** @type {ShardSpec} */ (s);
 }
 
-/** A CSV header as a checkpoint or shard carries it: a non-empty list of names. @param {unknown} value */
+/** A header as a checkpoint or shard carries it: a list of names (empty for a JSON format). @param {unknown} value */
 function isHeader(value) {
-  return Array.isArray(value) && value.length > 0 && value.every((name) => typeof name === 'string');
+  return Array.isArray(value) && value.every((name) => typeof name === 'string');
 }
+
+const FORMATS = new Set(['csv', 'jsonl', 'dynamodb-json']);
+/** Counters added after checkpoints were first written: a checkpoint from before may lack them. */
+const LATER_TOTALS = new Set(['deleted']);
 
 /**
  * Checks a checkpoint that came in a payload (from the function itself, or from a user resuming a job).
@@ -117,7 +124,8 @@ export function parseCheckpoint(raw, name) {
     isCount(c.seconds) &&
     isCount(c.reopens) &&
     c.totals !== null && typeof c.totals === 'object' &&
-    TOTALS.every((total) => isCount(c.totals[total])) &&
+    TOTALS.every((total) => isCount(c.totals[total]) || (LATER_TOTALS.has(total) && c.totals[total] === undefined)) &&
+    (c.format === undefined || FORMATS.has(c.format)) &&
     c.totals.rejectedByReason !== null && typeof c.totals.rejectedByReason === 'object' &&
     Object.values(c.totals.rejectedByReason).every(isCount) &&
     (c.totals.throttledCallsByReason === undefined || (c.totals.throttledCallsByReason !== null && typeof c.totals.throttledCallsByReason === 'object' && Object.values(c.totals.throttledCallsByReason).every(isCount))) &&
@@ -143,6 +151,7 @@ export function parseCheckpoint(raw, name) {
  * @property {string | undefined} etag   the object version to read; undefined: the current one
  * @property {boolean} gzip        the object is gzip-compressed: `byte` counts decompressed bytes
  * @property {Encoding | undefined} encoding  the job's, when an earlier reader decided it (undefined at the file's start)
+ * @property {import('../config.js').Format | undefined} format  the file's, when an earlier reader or the planner decided it
  * @property {Replay | undefined} replay  rows the previous segment left to write, first
  * @property {number} shard        0-based
  * @property {number} shards
@@ -169,6 +178,7 @@ export function segmentStart({ checkpoint, shard, etag }) {
     etag: checkpoint?.etag ?? shard?.etag ?? etag,
     gzip: checkpoint?.gzip === true,
     encoding: checkpoint?.encoding ?? shard?.encoding,
+    format: checkpoint?.format ?? shard?.format ?? (checkpoint !== undefined || shard !== undefined ? 'csv' : undefined),
     replay: checkpoint?.replay,
     shard: shard?.index ?? 0,
     shards: shard?.count ?? 1,

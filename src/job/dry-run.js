@@ -13,7 +13,10 @@ import { createWriteCost } from '../items/write-cost.js';
 import { createRecordParser } from '../records/csv-records.js';
 import { openBytes } from '../source/open-bytes.js';
 import { sourceFields, sourceId } from '../source/source-name.js';
-import { checkTable } from '../write/table-check.js';
+import { checkKeyTypes, checkTable } from '../write/table-check.js';
+import { ConfigError } from '../errors.js';
+import { decideFormat } from '../records/format.js';
+import { peek } from '../source/compression.js';
 import { ceilingOf, checkRecoverable, tableFacts } from '../write/table-facts.js';
 import { jobIdFor, segmentStart } from './checkpoint.js';
 import { IMPORT_FROM_S3_USD_PER_GB, NEW_ON_DEMAND_WRITES_PER_SECOND, ON_DEMAND_USD_PER_MILLION_WRITES, PRICES_READ_ON } from './prices.js';
@@ -28,12 +31,20 @@ const LINES_PER_REASON = 5;
  */
 export async function runDryRun(config, { clients, logger, stop }) {
   const started = performance.now();
+  if (config.mode === 'delete') throw new ConfigError('mode', config.mode, 'a dry run foresees the puts of a CSV file; a delete\'s cost is the size of the items it deletes, which the file does not hold: leave dryRun out');
   const table = await checkTable(clients.dynamodb, config);
   // As an import would: a table it would refuse (requirePitr) is refused, a warning is given.
   const facts = tableFacts(table);
   const pointInTimeRecovery = await checkRecoverable(clients.dynamodb, config, facts, (message, fields) => logger.warn(message, fields));
   const start = segmentStart({ checkpoint: undefined, shard: undefined, etag: config.etag });
   const input = await openBytes(clients.s3, config, start, (event) => logger.warn('source re-opened', { ...event }));
+  const peeked = await peek(input.body);
+  const format = decideFormat(config.format, config.key ?? config.file ?? '', peeked.first);
+  if (format !== 'csv') {
+    input.close();
+    throw new ConfigError('dryRun', true, `the dry run reads CSV files for now, and this is a ${format} file: import it without dryRun (a first import into a scratch table shows its rejects and WCU)`);
+  }
+  checkKeyTypes(table, config);
   const jobId = jobIdFor(sourceId(config), input.source.etag, config.table);
   const totalBytes = input.gzip ? undefined : input.source.contentLength;
   const stats = createStats();
@@ -61,7 +72,7 @@ export async function runDryRun(config, { clients, logger, stop }) {
   let reading;
   try {
     reading = await readRows({
-      body: input.body,
+      body: peeked.body,
       records,
       buildItem: undefined,
       onHeader(fields) {

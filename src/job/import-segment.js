@@ -6,14 +6,15 @@
  * and returns a checkpoint for the next segment.
  */
 import { runningInLambda } from '../config.js';
-import { createItemBuilder } from '../items/item-builder.js';
 import { keyIdReader } from '../items/key-id.js';
 import { createShuffleWindow } from '../items/shuffle.js';
 import { supersede } from '../items/superseded.js';
-import { createRecordParser } from '../records/csv-records.js';
+import { tableKeysOf } from '../items/json-item.js';
+import { decideFormat } from '../records/format.js';
+import { peek } from '../source/compression.js';
 import { openBytes } from '../source/open-bytes.js';
 import { createBatchWriter } from '../write/batch-writer.js';
-import { checkTable } from '../write/table-check.js';
+import { checkKeyTypes, checkTable } from '../write/table-check.js';
 import { checkRecoverable, tableFacts } from '../write/table-facts.js';
 import { JobError } from '../errors.js';
 import { jobIdFor, segmentStart } from './checkpoint.js';
@@ -23,6 +24,7 @@ import { newRunName, replayKey } from './object-keys.js';
 import { readRows } from './read-rows.js';
 import { startSegmentReport } from './segment-report.js';
 import { checkNotRunningElsewhere } from './job-status.js';
+import { rowStages } from './row-stages.js';
 
 /** @typedef {import('./segment-report.js').ImportSummary} ImportSummary */
 /** @typedef {import('./segment-report.js').SegmentOutcome} SegmentOutcome */
@@ -48,7 +50,8 @@ import { checkNotRunningElsewhere } from './job-status.js';
  */
 export async function runImport(config, { clients, logger, stopBy = Infinity, deadline = Infinity, publishMetrics = runningInLambda(), stop, abandon }) {
   const start = segmentStart(config);
-  const facts = tableFacts(await checkTable(clients.dynamodb, config));
+  const description = await checkTable(clients.dynamodb, config);
+  const facts = tableFacts(description);
   if (start.segment === 1) {
     // Every shard checks (each must refuse under requirePitr before it writes); the first one says so.
     const warn = start.shard === 0 ? (/** @type {string} */ message, /** @type {Record<string, unknown>} */ fields) => logger.warn(message, fields) : () => {};
@@ -59,6 +62,17 @@ export async function runImport(config, { clients, logger, stopBy = Infinity, de
   const store = outputStoreFor(config, clients.s3);
   const input = await openBytes(clients.s3, config, start, (event) => logger.warn('source re-opened', { ...where, ...event }));
   const { source } = input;
+  let body = input.body;
+  /** @type {import('../config.js').Format} */
+  let format;
+  if (start.format !== undefined) format = start.format;
+  else {
+    // Decided once, at the file's start, from its name and first bytes; later segments and shards carry it.
+    const peeked = config.format === 'auto' ? await peek(body) : undefined;
+    if (peeked !== undefined) body = peeked.body;
+    format = decideFormat(config.format, config.key ?? config.file ?? '', peeked?.first);
+  }
+  if (format === 'csv') checkKeyTypes(description, config);
   if (!input.gzip && start.byte > source.contentLength) {
     input.close();
     throw new JobError(`the checkpoint starts at byte ${start.byte} of ${sourceWhere(config)}, which has ${source.contentLength}: it is not this file's checkpoint, or it was changed; run the job again from its start`);
@@ -68,7 +82,8 @@ export async function runImport(config, { clients, logger, stopBy = Infinity, de
     input.close();
     throw error;
   });
-  let header = start.header;
+  const stages = rowStages({ format, config, start, source, keys: tableKeysOf(description) });
+  let header = stages.header;
   const report = await startSegmentReport({ config, store, logger, start, jobId, source, totalBytes: input.gzip ? undefined : source.contentLength, header: () => header, publishMetrics });
 
   // The pace starts at the table's known ceiling (this shard's share), not where throttling would find it.
@@ -92,17 +107,17 @@ export async function runImport(config, { clients, logger, stopBy = Infinity, de
   const giveUp = deadline === Infinity ? undefined : setTimeout(giveUpWrites, Math.max(0, deadline - reserveMs - performance.now()));
   abandon?.addEventListener('abort', giveUpWrites, { once: true });
   const tooLong = drainTooLong({ deadline, reserveMs, maxWcu: config.maxWcu, stats: report.stats, queued: () => writer.queued() + shuffle.held() });
-  const records = createRecordParser({ delimiter: config.delimiter, lineOffset: start.line, fieldCount: header?.length, encoding: start.encoding ?? config.encoding, atFileStart: start.byte === 0 });
+  const { records } = stages;
   try {
     // Rows the previous segment left to write go first: they are older than any row this segment reads.
     if (start.replay !== undefined) await writeReplay(store, start.replay, writer);
     const reading = await readRows({
-      body: input.body,
+      body,
       records,
-      buildItem: header === undefined ? undefined : createItemBuilder(header, config, source),
+      buildItem: stages.buildItem,
       onHeader(fields) {
         header = fields;
-        return createItemBuilder(fields, config, source);
+        return stages.onHeader(fields);
       },
       pass: (entry) => shuffle.add(entry),
       report,
@@ -119,7 +134,7 @@ export async function runImport(config, { clients, logger, stopBy = Infinity, de
     // Rows left over when the writes were given up are handed on with the checkpoint, read or not to the end.
     const left = writer.leftOver();
     if ((reading.stoppedEarly || left.length > 0) && header !== undefined) {
-      const at = { handOver: /** @type {const} */ (true), byte: start.byte + reading.bytesDone, line: records.linesRead(), header, gzip: input.gzip, encoding: records.encoding() };
+      const at = { handOver: /** @type {const} */ (true), byte: start.byte + reading.bytesDone, line: records.linesRead(), header, gzip: input.gzip, encoding: records.encoding(), format };
       if (left.length === 0) return await report.finish(at);
       const key = replayKey(config.statusPrefix, jobId, start.shard, start.segment, newRunName());
       await store.putJson(key, left);
@@ -127,8 +142,9 @@ export async function runImport(config, { clients, logger, stopBy = Infinity, de
       logger.warn('writes handed over', { ...where, jobId, rows: left.length, reason });
       return await report.finish({ ...at, replay: { key, rows: left.length } });
     }
-    const unsplittable = input.gzip && (config.shards > 1 || config.bytesPerShard !== undefined);
-    return await report.finish({ handOver: false, note: unsplittable ? 'the file is gzip-compressed, which cannot be split: it ran as one shard' : undefined });
+    const shardsAsked = config.shards > 1 || config.bytesPerShard !== undefined;
+    const note = !shardsAsked ? undefined : input.gzip ? 'the file is gzip-compressed, which cannot be split: it ran as one shard' : format !== 'csv' ? `a ${format} file is not split into shards yet: it ran as one shard` : undefined;
+    return await report.finish({ handOver: false, note });
   } catch (error) {
     // A failure anywhere, the rejects file's or the final status's included, leaves a failed status.
     input.close();

@@ -9,9 +9,19 @@ import { HeaderError, RowError } from '../errors.js';
 /** @typedef {(fields: string[], line: number) => import('../items/item-builder.js').BuiltItem} BuildItem */
 
 /**
+ * A format's record reader (records/csv-records.js, records/json-lines.js): bytes in, records out in order.
+ * @typedef {object} RecordReader
+ * @property {import('node:stream').Writable} input
+ * @property {import('node:stream').Readable} parser
+ * @property {(output: any) => import('../records/csv-records.js').CsvRecord | import('../records/csv-records.js').CsvSkip} toRow
+ * @property {() => number} linesRead
+ * @property {() => import('../records/text-encoding.js').Encoding | undefined} encoding
+ */
+
+/**
  * @typedef {object} ReadRowsOptions
  * @property {import('node:stream').Readable} body  the CSV bytes
- * @property {ReturnType<typeof import('../records/csv-records.js').createRecordParser>} records
+ * @property {RecordReader} records
  * @property {BuildItem | undefined} buildItem  undefined until the header is read (the job's first segment)
  * @property {(header: string[]) => BuildItem} onHeader  the header was read: how to build its rows
  * @property {(entry: import('../types.js').Entry) => Promise<void> | undefined} pass  hands an item on
@@ -54,7 +64,7 @@ export async function readRows({ body, records, buildItem, onHeader, pass, repor
         report.rejectRow(error, line, fields);
       }
       if (built !== undefined) {
-        const wait = pass({ json: built.json, keyId: built.keyId, line, fields });
+        const wait = pass({ json: built.json, keyId: built.keyId, op: built.op, line, fields });
         if (wait !== undefined) await wait;
       }
     }

@@ -38,13 +38,27 @@ export async function checkTable(dynamodb, config) {
         : `table "${config.table}" has sort key "${range}", but sortKeyColumn is ${config.sortKeyColumn === undefined ? 'not set' : `"${config.sortKeyColumn}"`}; set sortKeyColumn to the CSV column that holds "${range}"`,
     );
   }
-  for (const column of [hash, range]) {
-    if (column === undefined) continue;
+  // A CSV's key types are the options' (checked by checkKeyTypes once the file is known to be CSV); a JSON
+  // file's are its values', checked row by row, unless columnTypes names them.
+  checkKeyTypes(/** @type {import('@aws-sdk/client-dynamodb').TableDescription} */ (description), config, (column) => config.columnTypes[column] !== undefined);
+  return /** @type {import('@aws-sdk/client-dynamodb').TableDescription} */ (description);
+}
+
+/**
+ * The import's types of the key columns (columnTypes; a CSV column is S unless typed) against the table's.
+ * @param {import('@aws-sdk/client-dynamodb').TableDescription} description
+ * @param {Pick<import('../config.js').ImportConfig, 'table' | 'columnTypes'>} config
+ * @param {(column: string) => boolean} [applies]  which key columns to check (default: both)
+ */
+export function checkKeyTypes(description, config, applies = () => true) {
+  const typeOf = new Map((description.AttributeDefinitions ?? []).map((d) => [d.AttributeName, d.AttributeType]));
+  for (const key of description.KeySchema ?? []) {
+    const column = /** @type {string} */ (key.AttributeName);
+    if (!applies(column)) continue;
     const tableType = typeOf.get(column);
-    const csvType = config.columnTypes[column] ?? 'S';
-    if (tableType !== csvType) {
-      throw new TableError(`table "${config.table}" types key "${column}" as ${tableType}, but the import types it as ${csvType}; set columnTypes to "${column}:${tableType}"`);
+    const importType = config.columnTypes[column] ?? 'S';
+    if (tableType !== importType) {
+      throw new TableError(`table "${config.table}" types key "${column}" as ${tableType}, but the import types it as ${importType}; set columnTypes to "${column}:${tableType}"`);
     }
   }
-  return /** @type {import('@aws-sdk/client-dynamodb').TableDescription} */ (description);
 }

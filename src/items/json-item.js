@@ -1,0 +1,152 @@
+/**
+ * JSON records (one line each) to DynamoDB items, in the builder shape of item-builder.js.
+ *
+ * JSON Lines: each line an object; its members are attributes, typed by their JSON type (json-values.js)
+ * or by columnTypes. DynamoDB JSON: each line as DynamoDB's export to S3 writes it: `{"Item": {...}}` of
+ * a full export, or an incremental export's `{"Metadata": ..., "Keys": {...}, "NewImage": {...}}`, whose
+ * line without a NewImage is the delete of its Keys. Its typed values are checked (attribute-values.js)
+ * and written as they are.
+ *
+ * Every item's key attributes must be there, of the table's key types, non-empty and within DynamoDB's
+ * key lengths; the item within 400 KB. In `mode: delete`, only the key is read and written.
+ */
+import { RowError } from '../errors.js';
+import { base64Bytes, checkAttributeValue, isWellFormed, keyValueOf } from './attribute-values.js';
+import { itemBytes, MAX_ITEM_BYTES, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES } from './item-size.js';
+import { joinKeyId } from './key-id.js';
+import { JsonNumber, parseJson, wireAs, wireOf } from './json-values.js';
+
+/**
+ * The table's key attributes and their types, from DescribeTable.
+ * @typedef {{ name: string, type: 'S' | 'N' | 'B' }} KeyAttribute
+ * @typedef {{ partition: KeyAttribute, sort?: KeyAttribute }} TableKeys
+ */
+
+/** @param {import('@aws-sdk/client-dynamodb').TableDescription} description @returns {TableKeys} */
+export function tableKeysOf(description) {
+  const typeOf = new Map((description.AttributeDefinitions ?? []).map((d) => [d.AttributeName, d.AttributeType]));
+  const attribute = (/** @type {string | undefined} */ name) => (name === undefined ? undefined : { name, type: /** @type {'S' | 'N' | 'B'} */ (typeOf.get(name) ?? 'S') });
+  const keySchema = description.KeySchema ?? [];
+  const partition = /** @type {KeyAttribute} */ (attribute(keySchema.find((k) => k.KeyType === 'HASH')?.AttributeName));
+  const sort = attribute(keySchema.find((k) => k.KeyType === 'RANGE')?.AttributeName);
+  return sort === undefined ? { partition } : { partition, sort };
+}
+
+/**
+ * @param {'jsonl' | 'dynamodb-json'} format
+ * @param {Pick<import('../config.js').ImportConfig, 'columnTypes' | 'setSeparator' | 'mode'>} config
+ * @param {TableKeys} keys
+ * @returns {(fields: string[], line: number) => import('./item-builder.js').BuiltItem}
+ */
+export function createJsonItemBuilder(format, config, keys) {
+  const deletes = config.mode === 'delete';
+  return format === 'jsonl' ? jsonLinesBuilder(config, keys, deletes) : dynamodbJsonBuilder(keys, deletes);
+}
+
+/**
+ * @param {Pick<import('../config.js').ImportConfig, 'columnTypes' | 'setSeparator'>} config @param {TableKeys} keys @param {boolean} deletes
+ */
+function jsonLinesBuilder({ columnTypes, setSeparator }, keys, deletes) {
+  return function buildItem(fields, line) {
+    const text = fields[0];
+    const object = parseJson(text, line, 'the line');
+    if (!isObject(object)) throw new RowError('INVALID_JSON', `line ${line}: the line is JSON but not an object; each line of JSON Lines is one item, {"name": value, ...}`);
+    const members = [];
+    for (const name of deletes ? keyNames(keys).filter((key) => Object.hasOwn(object, key)) : Object.keys(object)) {
+      if (name === '') throw new RowError('INVALID_ATTRIBUTE_VALUE', `line ${line}: an attribute has an empty name; DynamoDB's names are at least one character`);
+      const type = columnTypes[name];
+      const path = `attribute ${JSON.stringify(name)}`;
+      const value = object[name];
+      members.push(`${JSON.stringify(name)}:${type === undefined ? wireOf(value, path, line) : wireAs(type, value, path, line, setSeparator)}`);
+    }
+    const json = `{${members.join(',')}}`;
+    // Each character is at most 3 bytes of the item (overheads of maps and lists included): only long lines are sized.
+    const item = text.length * 3 > MAX_ITEM_BYTES || deletes ? undefined : null;
+    return finish(json, item, keys, line, deletes ? 'delete' : undefined);
+  };
+}
+
+/** @param {TableKeys} keys @param {boolean} deletes */
+function dynamodbJsonBuilder(keys, deletes) {
+  return function buildItem(fields, line) {
+    const record = parseJson(fields[0], line, 'the line');
+    if (!isObject(record)) throw new RowError('INVALID_JSON', `line ${line}: the line is JSON but not an object; DynamoDB JSON has one {"Item": {...}} per line`);
+    /** @type {unknown} */
+    let image;
+    /** @type {'put' | 'delete' | undefined} */
+    let op;
+    if (record.Item !== undefined) image = record.Item;
+    else if (record.NewImage !== undefined) image = record.NewImage;
+    else if (record.Keys !== undefined) {
+      image = record.Keys;
+      op = 'delete';
+    } else {
+      throw new RowError('INVALID_JSON', `line ${line}: the line has no "Item" (a full export's), "NewImage" or "Keys" (an incremental export's); DynamoDB JSON has one {"Item": {...}} per line`);
+    }
+    if (!isObject(image)) throw new RowError('INVALID_ATTRIBUTE_VALUE', `line ${line}: the line's item is not an object of attributes`);
+    if (deletes) op = 'delete';
+    /** @type {Record<string, unknown>} */
+    const item = op === 'delete' ? pick(image, keyNames(keys)) : image;
+    for (const name of Object.keys(item)) {
+      if (name === '') throw new RowError('INVALID_ATTRIBUTE_VALUE', `line ${line}: an attribute has an empty name; DynamoDB's names are at least one character`);
+      if (!isWellFormed(name)) throw new RowError('INVALID_JSON', `line ${line}: an attribute name has a \\u escape of half a UTF-16 surrogate pair, which DynamoDB cannot store`);
+      checkAttributeValue(item[name], `attribute ${JSON.stringify(name)}`, line);
+    }
+    const wire = /** @type {Record<string, import('./attribute-values.js').AttributeValue>} */ (item);
+    const json = JSON.stringify(wire);
+    return finish(json, op === 'delete' ? undefined : wire, keys, line, op);
+  };
+}
+
+/**
+ * The key checks, in the oracle's order (missing or empty, of the table's type, the item's size, the keys' lengths), and the keyId.
+ * @param {string} json  the item's (or key's) wire JSON
+ * @param {Record<string, import('./attribute-values.js').AttributeValue> | null | undefined} item  parsed, when it must be sized; null: small enough
+ * @param {TableKeys} keys @param {number} line @param {'put' | 'delete' | undefined} op
+ * @returns {import('./item-builder.js').BuiltItem}
+ */
+function finish(json, item, keys, line, op) {
+  const parsed = item ?? JSON.parse(json);
+  const partition = keyOf(parsed, keys.partition, line, 'partition');
+  const sort = keys.sort === undefined ? undefined : keyOf(parsed, keys.sort, line, 'sort');
+  if (op !== 'delete' && item !== null) {
+    const bytes = itemBytes(parsed);
+    if (bytes > MAX_ITEM_BYTES) throw new RowError('ITEM_TOO_LARGE', `line ${line}: item is ${bytes} bytes; DynamoDB's limit is ${MAX_ITEM_BYTES}`);
+  }
+  if (partition.bytes > MAX_PARTITION_KEY_BYTES) throw new RowError('KEY_TOO_LONG', `line ${line}: partition key "${keys.partition.name}" is ${partition.bytes} bytes; DynamoDB's limit for a partition key is ${MAX_PARTITION_KEY_BYTES}`);
+  if (sort !== undefined && sort.bytes > MAX_SORT_KEY_BYTES) throw new RowError('KEY_TOO_LONG', `line ${line}: sort key "${keys.sort?.name}" is ${sort.bytes} bytes; DynamoDB's limit for a sort key is ${MAX_SORT_KEY_BYTES}`);
+  // A delete's JSON is its key alone, in the table's key order.
+  const keyJson = op === 'delete' ? `{${[keys.partition, keys.sort].filter((key) => key !== undefined).map((key) => `${JSON.stringify(key.name)}:${JSON.stringify(parsed[key.name])}`).join(',')}}` : json;
+  return { json: keyJson, keyId: sort === undefined ? partition.text : joinKeyId(partition.text, sort.text), op };
+}
+
+/**
+ * @param {Record<string, import('./attribute-values.js').AttributeValue>} item @param {KeyAttribute} key @param {number} line @param {string} which
+ */
+function keyOf(item, key, line, which) {
+  const value = item[key.name];
+  if (value === undefined) throw new RowError('MISSING_KEY', `line ${line}: the ${which} key "${key.name}" is missing`);
+  const found = keyValueOf(value);
+  if (found === undefined || found.type !== key.type) {
+    const type = Object.keys(value)[0];
+    throw new RowError('KEY_TYPE', `line ${line}: the ${which} key "${key.name}" is ${type}, but the table's is ${key.type}${found === undefined ? '' : `; set columnTypes to "${key.name}:${key.type}" if the file writes it as ${type === 'S' ? 'a string' : 'a number'}`}`);
+  }
+  if (found.text === '') throw new RowError('MISSING_KEY', `line ${line}: the ${which} key "${key.name}" is empty`);
+  const bytes = found.type === 'B' ? base64Bytes(found.text) : found.type === 'S' ? Buffer.byteLength(found.text) : 0;
+  return { text: found.text, bytes };
+}
+
+/** @param {unknown} value @returns {value is Record<string, unknown>} */
+const isObject = (value) => value !== null && typeof value === 'object' && !Array.isArray(value) && !(value instanceof JsonNumber);
+
+/** @param {TableKeys} keys */
+const keyNames = (keys) => (keys.sort === undefined ? [keys.partition.name] : [keys.partition.name, keys.sort.name]);
+
+/** @param {Record<string, unknown>} object @param {string[]} names */
+function pick(object, names) {
+  // No prototype: a key named __proto__ is a member like any other.
+  /** @type {Record<string, unknown>} */
+  const picked = Object.create(null);
+  for (const name of names) if (Object.hasOwn(object, name)) picked[name] = object[name];
+  return picked;
+}
