@@ -7,7 +7,8 @@
 /**
  * One row on its way to the table.
  * @typedef {object} Entry
- * @property {string} json    the item in DynamoDB's JSON wire form (items/item-builder.js)
+ * @property {string} json    the item in DynamoDB's JSON wire form (items/item-builder.js); for a delete, its key only
+ * @property {'put' | 'delete'} [op]  a PutRequest of the item (the default), or a DeleteRequest of its key
  * @property {string} keyId   primary key as one string
  * @property {number} line    line of the CSV where the record starts
  * @property {string[]} fields  the original fields, for the rejects file

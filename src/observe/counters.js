@@ -1,13 +1,14 @@
 /**
  * The counters of an import, listed once. The running stats, the totals a checkpoint carries to the next
  * segment, the summary and a sharded job's totals are all built from this list, and the books balance
- * by one rule: every row read is written, rejected or collapsed into a later row with its key.
+ * by one rule: every row read is written (put or deleted), rejected or collapsed into a later row with its key.
  */
 
 /** Counters that add up across segments and shards, in the order the summary shows them. */
 export const TOTALS = /** @type {const} */ ([
   'rowsRead', //            data records the parser produced or skipped as malformed
-  'written', //             items DynamoDB accepted
+  'written', //             items DynamoDB accepted (puts)
+  'deleted', //             items DynamoDB deleted (a row of a delete, or a delete of an incremental export)
   'rejected', //            rows that will never be written, each with a reason
   'duplicatesCollapsed', // rows replaced by a later row with the same key in one batch
   'retries', //             BatchWriteItem calls that re-sent items
@@ -38,6 +39,7 @@ const SUMMARY_NAMES = { wcu: 'wcuConsumed' };
  */
 export function createStats(totals) {
   const stats = /** @type {Stats} */ ({ rejectedByReason: Object.create(null), throttledCallsByReason: Object.create(null), inFlight: 0, window: 0, byte: 0 });
+  // (`?? 0`: a checkpoint from before a counter was added has none.)
   for (const name of TOTALS) stats[name] = totals?.[name] ?? 0;
   if (totals !== undefined) Object.assign(stats.rejectedByReason, totals.rejectedByReason);
   if (totals?.throttledCallsByReason !== undefined) Object.assign(stats.throttledCallsByReason, totals.throttledCallsByReason);
@@ -67,10 +69,10 @@ export function countRejection(stats, reason) {
 
 /**
  * Rows read that are neither written, rejected nor collapsed: zero when the books balance.
- * @param {{ rowsRead: number, written: number, rejected: number, duplicatesCollapsed?: number }} counts
+ * @param {{ rowsRead: number, written: number, deleted?: number, rejected: number, duplicatesCollapsed?: number }} counts
  */
 export function unwrittenOf(counts) {
-  return counts.rowsRead - counts.written - counts.rejected - (counts.duplicatesCollapsed ?? 0);
+  return counts.rowsRead - counts.written - (counts.deleted ?? 0) - counts.rejected - (counts.duplicatesCollapsed ?? 0);
 }
 
 /**
@@ -88,7 +90,7 @@ export function summarize(totals, seconds) {
     rejectedByReason: { ...totals.rejectedByReason },
     throttledCallsByReason: { ...totals.throttledCallsByReason },
     seconds: round(seconds, 3),
-    rowsPerSecond: Math.round(totals.written / Math.max(seconds, 1e-3)),
+    rowsPerSecond: Math.round((totals.written + totals.deleted) / Math.max(seconds, 1e-3)),
     balanced: unwrittenOf(totals) === 0,
   };
 }

@@ -23,7 +23,7 @@ const CLOCK_SKEW_MS = 5 * 60 * 1000;
 /**
  * The parts of a BatchWriteItem answer the batch writer reads.
  * @typedef {object} BatchWriteOutput
- * @property {Record<string, Array<{ PutRequest?: { Item?: Item } }>>} [UnprocessedItems]
+ * @property {Record<string, Array<{ PutRequest?: { Item?: Item }, DeleteRequest?: { Key?: Item } }>>} [UnprocessedItems]
  * @property {Array<{ CapacityUnits?: number }>} [ConsumedCapacity]
  */
 /**

@@ -65,7 +65,7 @@ async function sendBatch(sender, entries) {
   let pending = entries;
   /** @type {unknown} */
   let lastError;
-  const budget = createAttemptBudget(sender.maxAttempts, () => stats.written);
+  const budget = createAttemptBudget(sender.maxAttempts, () => stats.written + stats.deleted);
   while (budget.left()) {
     if (budget.attempts() > 0) {
       if (stoppedBy() !== undefined) break;
@@ -105,18 +105,21 @@ async function sendBatch(sender, entries) {
     stats.wcu += units;
     capacity.settle(units - acquired);
     pace.spend(units, writtenNow);
-    stats.written += writtenNow;
     if (unprocessed.length === 0) {
+      countApplied(stats, pending);
       sender.written(pending);
       window.succeeded();
       return;
     }
+    const left = matchUnprocessed(pending, unprocessed, sender.keyIdOf, table);
+    const leftSet = new Set(left);
+    const applied = pending.filter((entry) => !leftSet.has(entry));
+    // Counted before the attempt budget looks at the progress made.
+    countApplied(stats, applied);
     throttled(sender, unprocessed.length, false);
     budget.throttled();
     lastError = `${unprocessed.length} of ${pending.length} items came back as UnprocessedItems`;
-    const left = matchUnprocessed(pending, unprocessed, sender.keyIdOf, table);
-    const leftSet = new Set(left);
-    sender.written(pending.filter((entry) => !leftSet.has(entry)));
+    sender.written(applied);
     pending = left;
   }
   if (sender.abandoned()) return;
@@ -173,13 +176,24 @@ function throttled({ stats, window, pace }, items, wholeCall, reasons) {
   if (wholeCall) pace.refused();
 }
 
+/** Counts the entries DynamoDB applied, puts as written and deletes as deleted. @param {import('../observe/counters.js').Stats} stats @param {Entry[]} entries */
+function countApplied(stats, entries) {
+  for (const entry of entries) {
+    if (entry.op === 'delete') stats.deleted++;
+    else stats.written++;
+  }
+}
+
 /** The BatchWriteItem request as JSON, from the items' own JSON. @param {string} table */
 function requestBodyFor(table) {
   const bodyStart = `{"RequestItems":{${JSON.stringify(table)}:[`;
   const bodyEnd = ']},"ReturnConsumedCapacity":"TOTAL"}';
   return (/** @type {Entry[]} */ entries) => {
     let body = bodyStart;
-    for (let i = 0; i < entries.length; i++) body += `${i === 0 ? '' : ','}{"PutRequest":{"Item":${entries[i].json}}}`;
+    for (let i = 0; i < entries.length; i++) {
+      const entry = entries[i];
+      body += entry.op === 'delete' ? `${i === 0 ? '' : ','}{"DeleteRequest":{"Key":${entry.json}}}` : `${i === 0 ? '' : ','}{"PutRequest":{"Item":${entry.json}}}`;
+    }
     return body + bodyEnd;
   };
 }
@@ -198,14 +212,14 @@ function consumedUnits(output, written) {
 /**
  * The entries of the batch that DynamoDB returned unprocessed, found by their keys.
  * @param {Entry[]} sent
- * @param {Array<{ PutRequest?: { Item?: Item } }>} unprocessed
+ * @param {Array<{ PutRequest?: { Item?: Item }, DeleteRequest?: { Key?: Item } }>} unprocessed
  * @param {(item: Item) => string} keyIdOf
  * @param {string} table
  */
 function matchUnprocessed(sent, unprocessed, keyIdOf, table) {
   const byKey = new Map(sent.map((entry) => [entry.keyId, entry]));
   return unprocessed.map((request) => {
-    const item = request.PutRequest?.Item;
+    const item = request.PutRequest?.Item ?? request.DeleteRequest?.Key;
     const entry = item === undefined ? undefined : byKey.get(keyIdOf(item));
     if (entry === undefined) throw new DynamoDBCallError('UnmatchedUnprocessedItem', `DynamoDB returned an unprocessed item that was not in the batch (table ${table})`, 200, undefined);
     return entry;
