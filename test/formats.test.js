@@ -160,6 +160,10 @@ describe('formats beyond CSV', () => {
     expect(await rejectsOf(summary)).toEqual([
       [5, 'KEY_TYPE'], [6, 'INVALID_NUMBER'], [7, 'INVALID_NUMBER'], [8, 'INVALID_JSON'], [9, 'INVALID_JSON'], [10, 'INVALID_SET'], [11, 'INVALID_JSON'], [12, 'MISSING_KEY'], [14, 'INVALID_ATTRIBUTE_VALUE'],
     ]);
+    // The rejects file gives each line as it was, to fix and import again.
+    const [head, first] = await readRejects(local.s3, summary.rejectsObjects[0]);
+    expect(head).toEqual(['line', 'reason', 'message', 'record']);
+    expect(first[3]).toBe('{"id": "4"}');
     const expected = [
       { id: { N: '12345678901234567890' }, name: { S: 'first' }, nested: { M: { a: { L: [{ N: '1' }, { N: '2.5' }, { M: { b: { NULL: true } } }] }, big: { N: '98765432109876543210.5' } } }, flag: { BOOL: true } },
       { id: { N: '2' }, count: { N: '42' }, tags: { SS: ['x', 'y'] }, csv: { SS: ['p', 'q'] }, raw: { M: { k: { N: '1' } } } },

@@ -10,6 +10,7 @@ import { textTable } from './text-table.js';
  * @property {string} jobId
  * @property {number} rowsRead
  * @property {number} written
+ * @property {number} [deleted]
  * @property {number} rejected
  * @property {Record<string, number>} [rejectedByReason]
  * @property {number} [duplicatesCollapsed]
@@ -38,11 +39,12 @@ export function summaryText(summary, { source, table, locate }) {
     ['', '', ''],
     ['rows read', n(summary.rowsRead), ''],
     ['written', n(summary.written), ''],
+    ...(summary.deleted ? [['deleted', n(summary.deleted), 'items whose keys the file names']] : []),
     ['rejected', n(summary.rejected), reasons],
     ['duplicates collapsed', n(summary.duplicatesCollapsed), 'a later row of the file has the same key'],
     ['write capacity used', n(summary.wcuConsumed), 'WCU'],
     ['throttled items', n(summary.throttledItems), `${n(summary.retries)} calls re-sent${throttleReasons(summary.throttledCallsByReason)}`],
-    ['books', summary.balanced ? 'balanced' : 'OPEN', summary.balanced ? 'read = written + rejected + collapsed' : 'rows are unaccounted for: see the log'],
+    ['books', summary.balanced ? 'balanced' : 'OPEN', summary.balanced ? `read = written${summary.deleted ? ' + deleted' : ''} + rejected + collapsed` : 'rows are unaccounted for: see the log'],
   ];
   const lines = [
     `${source} → ${table}: ${summary.balanced ? 'done' : 'done, books open'} in ${summary.seconds.toFixed(1)} s, ${n(summary.rowsPerSecond)} rows/s`,

@@ -84,7 +84,7 @@ export async function runImport(config, { clients, logger, stopBy = Infinity, de
   });
   const stages = rowStages({ format, config, start, source, keys: tableKeysOf(description) });
   let header = stages.header;
-  const report = await startSegmentReport({ config, store, logger, start, jobId, source, totalBytes: input.gzip ? undefined : source.contentLength, header: () => header, publishMetrics });
+  const report = await startSegmentReport({ config, store, logger, start, jobId, source, totalBytes: input.gzip ? undefined : source.contentLength, header: () => (format === 'csv' ? header : ['record']), publishMetrics });
 
   // The pace starts at the table's known ceiling (this shard's share), not where throttling would find it.
   const startRate = facts.writeCeiling === undefined ? undefined : facts.writeCeiling / start.shards;
