@@ -224,7 +224,7 @@ function crossCheck(config) {
   if (config.generateKey && config.mode === 'delete') {
     throw new ConfigError('generateKey', true, 'a delete names the keys of the items to delete: they come from the file, not generated; leave generateKey out');
   }
-  if (config.setSeparator === config.delimiter && Object.values(config.columnTypes).some((type) => type.length === 2 && type.endsWith('S'))) {
+  if (config.setSeparator === config.delimiter && Object.values(config.columnTypes).some((type) => SET_TYPES.has(type))) {
     throw new ConfigError('setSeparator', config.setSeparator, `must differ from the delimiter (${JSON.stringify(config.delimiter)}): a set cell would be cut into columns`);
   }
 }
@@ -378,6 +378,7 @@ function optionalUrl(raw, name) {
 }
 
 const COLUMN_TYPES = new Set(['S', 'N', 'BOOL', 'B', 'M', 'L', 'SS', 'NS', 'BS']);
+const SET_TYPES = new Set(['SS', 'NS', 'BS']);
 
 /**
  * Accepts `{"age": "N"}` or the string form `age:N,active:BOOL` (the only form an env var can hold).

@@ -2,7 +2,7 @@
  * Types shared across the stages. Types used by one module live in that module.
  */
 
-/** An item in DynamoDB's JSON wire form, as DynamoDB returns it. @typedef {Record<string, import('@aws-sdk/client-dynamodb').AttributeValue>} Item */
+/** An item in DynamoDB's JSON wire form, as DynamoDB returns it (binaries as base64). @typedef {Record<string, import('./items/attribute-values.js').AttributeValue>} Item */
 
 /**
  * One row on its way to the table.

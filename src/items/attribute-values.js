@@ -18,6 +18,17 @@ const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$
 /** Whether a text has no half of a UTF-16 surrogate pair (which has no UTF-8 form, so DynamoDB cannot store it). @param {string} text */
 export const isWellFormed = (text) => /** @type {{ isWellFormed(): boolean }} */ (/** @type {unknown} */ (text)).isWellFormed();
 
+/** A string DynamoDB cannot store (half a surrogate pair, from a lone `\\ud800` escape) is INVALID_JSON. @param {string} text @param {string} what  e.g. `attribute "a"` @param {number} line */
+export function checkWellFormed(text, what, line) {
+  if (!isWellFormed(text)) throw new RowError('INVALID_JSON', `line ${line}: ${what} has half a UTF-16 surrogate pair (a lone \\u escape), which DynamoDB cannot store`);
+}
+
+/** An attribute's or a map member's name: at least one character, and one DynamoDB can store. @param {string} name @param {string} where  e.g. `attribute "m"`, or `the item` @param {number} line */
+export function checkName(name, where, line) {
+  if (name === '') throw new RowError('INVALID_ATTRIBUTE_VALUE', `line ${line}: ${where} has a member with an empty name; DynamoDB's names are at least one character`);
+  checkWellFormed(name, `a name in ${where}`, line);
+}
+
 /** Whether a text is base64 as DynamoDB takes it. @param {string} text */
 export const isBase64 = (text) => BASE64.test(text);
 
@@ -44,7 +55,7 @@ export function checkAttributeValue(value, path, line) {
   switch (type) {
     case 'S':
       if (typeof inner !== 'string') throw bad('is typed S but its value is not a string');
-      if (!isWellFormed(inner)) throw new RowError('INVALID_JSON', `line ${line}: attribute ${path} has a \\u escape of half a UTF-16 surrogate pair, which DynamoDB cannot store`);
+      checkWellFormed(inner, `attribute ${path}`, line);
       return;
     case 'N':
       if (typeof inner !== 'string' || !isDynamoNumber(inner)) throw new RowError('INVALID_NUMBER', `line ${line}: attribute ${path} is typed N but its value is not a number DynamoDB takes, written as a string`);
@@ -61,8 +72,7 @@ export function checkAttributeValue(value, path, line) {
     case 'M':
       if (inner === null || typeof inner !== 'object' || Array.isArray(inner)) throw bad('is typed M but its value is not an object');
       for (const [name, member] of Object.entries(inner)) {
-        if (name === '') throw bad('has a member with an empty name; DynamoDB\'s names are at least one character');
-        if (!isWellFormed(name)) throw new RowError('INVALID_JSON', `line ${line}: a name in attribute ${path} has a \\u escape of half a UTF-16 surrogate pair, which DynamoDB cannot store`);
+        checkName(name, `attribute ${path}`, line);
         checkAttributeValue(member, `${path}.${JSON.stringify(name)}`, line);
       }
       return;
@@ -86,7 +96,7 @@ export function checkSet(type, members, path, line) {
     if (typeof member !== 'string') throw new RowError('INVALID_SET', `line ${line}: attribute ${path} is typed ${type} but has a member that is not a string`);
     if (type === 'NS' && !isDynamoNumber(member)) throw new RowError('INVALID_NUMBER', `line ${line}: attribute ${path} is typed NS but has a member that is not a number DynamoDB takes`);
     if (type === 'BS' && !isBase64(member)) throw new RowError('INVALID_BINARY', `line ${line}: attribute ${path} is typed BS but has a member that is not base64`);
-    if (type === 'SS' && !isWellFormed(member)) throw new RowError('INVALID_JSON', `line ${line}: attribute ${path} has a member with half a UTF-16 surrogate pair, which DynamoDB cannot store`);
+    if (type === 'SS') checkWellFormed(member, `a member of attribute ${path}`, line);
     const id = type === 'NS' ? normalizeNumber(member) : member;
     if (seen.has(id)) throw new RowError('INVALID_SET', `line ${line}: attribute ${path} is typed ${type} but has a member twice; a set's members are distinct`);
     seen.add(id);

@@ -11,31 +11,19 @@
  * key lengths; the item within 400 KB. In `mode: delete`, only the key is read and written.
  */
 import { RowError } from '../errors.js';
-import { base64Bytes, checkAttributeValue, isWellFormed, keyValueOf } from './attribute-values.js';
+import { base64Bytes, checkAttributeValue, checkName, keyValueOf } from './attribute-values.js';
 import { itemBytes, MAX_ITEM_BYTES, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES } from './item-size.js';
 import { joinKeyId } from './key-id.js';
 import { JsonNumber, parseJson, wireAs, wireOf } from './json-values.js';
 
-/**
- * The table's key attributes and their types, from DescribeTable.
- * @typedef {{ name: string, type: 'S' | 'N' | 'B' }} KeyAttribute
- * @typedef {{ partition: KeyAttribute, sort?: KeyAttribute }} TableKeys
- */
-
-/** @param {import('@aws-sdk/client-dynamodb').TableDescription} description @returns {TableKeys} */
-export function tableKeysOf(description) {
-  const typeOf = new Map((description.AttributeDefinitions ?? []).map((d) => [d.AttributeName, d.AttributeType]));
-  const attribute = (/** @type {string | undefined} */ name) => (name === undefined ? undefined : { name, type: /** @type {'S' | 'N' | 'B'} */ (typeOf.get(name) ?? 'S') });
-  const keySchema = description.KeySchema ?? [];
-  const partition = /** @type {KeyAttribute} */ (attribute(keySchema.find((k) => k.KeyType === 'HASH')?.AttributeName));
-  const sort = attribute(keySchema.find((k) => k.KeyType === 'RANGE')?.AttributeName);
-  return sort === undefined ? { partition } : { partition, sort };
-}
+/** @typedef {import('./attribute-values.js').AttributeValue} AttributeValue */
+/** @typedef {import('../write/table-check.js').TableKeys} TableKeys */
+/** @typedef {import('../write/table-check.js').KeyAttribute} KeyAttribute */
 
 /**
  * @param {'jsonl' | 'dynamodb-json'} format
  * @param {Pick<import('../config.js').ImportConfig, 'columnTypes' | 'setSeparator' | 'mode'>} config
- * @param {TableKeys} keys
+ * @param {import('../write/table-check.js').TableKeys} keys
  * @returns {(fields: string[], line: number) => import('./item-builder.js').BuiltItem}
  */
 export function createJsonItemBuilder(format, config, keys) {
@@ -44,29 +32,34 @@ export function createJsonItemBuilder(format, config, keys) {
 }
 
 /**
- * @param {Pick<import('../config.js').ImportConfig, 'columnTypes' | 'setSeparator'>} config @param {TableKeys} keys @param {boolean} deletes
+ * @param {Pick<import('../config.js').ImportConfig, 'columnTypes' | 'setSeparator'>} config @param {import('../write/table-check.js').TableKeys} keys @param {boolean} deletes
  */
 function jsonLinesBuilder({ columnTypes, setSeparator }, keys, deletes) {
+  const names = keyNames(keys);
   return function buildItem(fields, line) {
     const text = fields[0];
     const object = parseJson(text, line, 'the line');
     if (!isObject(object)) throw new RowError('INVALID_JSON', `line ${line}: the line is JSON but not an object; each line of JSON Lines is one item, {"name": value, ...}`);
     const members = [];
-    for (const name of deletes ? keyNames(keys).filter((key) => Object.hasOwn(object, key)) : Object.keys(object)) {
-      if (name === '') throw new RowError('INVALID_ATTRIBUTE_VALUE', `line ${line}: an attribute has an empty name; DynamoDB's names are at least one character`);
+    /** The key attributes' values, read back from their wire text (the item's is not parsed again). @type {Record<string, AttributeValue>} */
+    const keyValues = Object.create(null);
+    for (const name of deletes ? names.filter((key) => Object.hasOwn(object, key)) : Object.keys(object)) {
+      checkName(name, 'the item', line);
       const type = columnTypes[name];
       const path = `attribute ${JSON.stringify(name)}`;
       const value = object[name];
-      members.push(`${JSON.stringify(name)}:${type === undefined ? wireOf(value, path, line) : wireAs(type, value, path, line, setSeparator)}`);
+      const wire = type === undefined ? wireOf(value, path, line) : wireAs(type, value, path, line, setSeparator);
+      if (names.includes(name)) keyValues[name] = JSON.parse(wire);
+      members.push(`${JSON.stringify(name)}:${wire}`);
     }
     const json = `{${members.join(',')}}`;
     // Each character is at most 3 bytes of the item (overheads of maps and lists included): only long lines are sized.
-    const item = text.length * 3 > MAX_ITEM_BYTES || deletes ? undefined : null;
-    return finish(json, item, keys, line, deletes ? 'delete' : undefined);
+    const sized = !deletes && text.length * 3 > MAX_ITEM_BYTES ? JSON.parse(json) : undefined;
+    return finish(json, keyValues, sized, keys, line, deletes ? 'delete' : undefined);
   };
 }
 
-/** @param {TableKeys} keys @param {boolean} deletes */
+/** @param {import('../write/table-check.js').TableKeys} keys @param {boolean} deletes */
 function dynamodbJsonBuilder(keys, deletes) {
   return function buildItem(fields, line) {
     const record = parseJson(fields[0], line, 'the line');
@@ -88,40 +81,38 @@ function dynamodbJsonBuilder(keys, deletes) {
     /** @type {Record<string, unknown>} */
     const item = op === 'delete' ? pick(image, keyNames(keys)) : image;
     for (const name of Object.keys(item)) {
-      if (name === '') throw new RowError('INVALID_ATTRIBUTE_VALUE', `line ${line}: an attribute has an empty name; DynamoDB's names are at least one character`);
-      if (!isWellFormed(name)) throw new RowError('INVALID_JSON', `line ${line}: an attribute name has a \\u escape of half a UTF-16 surrogate pair, which DynamoDB cannot store`);
+      checkName(name, 'the item', line);
       checkAttributeValue(item[name], `attribute ${JSON.stringify(name)}`, line);
     }
-    const wire = /** @type {Record<string, import('./attribute-values.js').AttributeValue>} */ (item);
-    const json = JSON.stringify(wire);
-    return finish(json, op === 'delete' ? undefined : wire, keys, line, op);
+    const wire = /** @type {Record<string, AttributeValue>} */ (item);
+    return finish(JSON.stringify(wire), wire, op === 'delete' ? undefined : wire, keys, line, op);
   };
 }
 
 /**
  * The key checks, in the oracle's order (missing or empty, of the table's type, the item's size, the keys' lengths), and the keyId.
  * @param {string} json  the item's (or key's) wire JSON
- * @param {Record<string, import('./attribute-values.js').AttributeValue> | null | undefined} item  parsed, when it must be sized; null: small enough
- * @param {TableKeys} keys @param {number} line @param {'put' | 'delete' | undefined} op
+ * @param {Record<string, AttributeValue>} keyValues  holds the key attributes (the item itself will do)
+ * @param {Record<string, AttributeValue> | undefined} sized  the item, when it may be over 400 KB
+ * @param {import('../write/table-check.js').TableKeys} keys @param {number} line @param {'put' | 'delete' | undefined} op
  * @returns {import('./item-builder.js').BuiltItem}
  */
-function finish(json, item, keys, line, op) {
-  const parsed = item ?? JSON.parse(json);
-  const partition = keyOf(parsed, keys.partition, line, 'partition');
-  const sort = keys.sort === undefined ? undefined : keyOf(parsed, keys.sort, line, 'sort');
-  if (op !== 'delete' && item !== null) {
-    const bytes = itemBytes(parsed);
+function finish(json, keyValues, sized, keys, line, op) {
+  const partition = keyOf(keyValues, keys.partition, line, 'partition');
+  const sort = keys.sort === undefined ? undefined : keyOf(keyValues, keys.sort, line, 'sort');
+  if (sized !== undefined) {
+    const bytes = itemBytes(sized);
     if (bytes > MAX_ITEM_BYTES) throw new RowError('ITEM_TOO_LARGE', `line ${line}: item is ${bytes} bytes; DynamoDB's limit is ${MAX_ITEM_BYTES}`);
   }
   if (partition.bytes > MAX_PARTITION_KEY_BYTES) throw new RowError('KEY_TOO_LONG', `line ${line}: partition key "${keys.partition.name}" is ${partition.bytes} bytes; DynamoDB's limit for a partition key is ${MAX_PARTITION_KEY_BYTES}`);
   if (sort !== undefined && sort.bytes > MAX_SORT_KEY_BYTES) throw new RowError('KEY_TOO_LONG', `line ${line}: sort key "${keys.sort?.name}" is ${sort.bytes} bytes; DynamoDB's limit for a sort key is ${MAX_SORT_KEY_BYTES}`);
   // A delete's JSON is its key alone, in the table's key order.
-  const keyJson = op === 'delete' ? `{${[keys.partition, keys.sort].filter((key) => key !== undefined).map((key) => `${JSON.stringify(key.name)}:${JSON.stringify(parsed[key.name])}`).join(',')}}` : json;
+  const keyJson = op === 'delete' ? `{${[keys.partition, keys.sort].filter((key) => key !== undefined).map((key) => `${JSON.stringify(key.name)}:${JSON.stringify(keyValues[key.name])}`).join(',')}}` : json;
   return { json: keyJson, keyId: sort === undefined ? partition.text : joinKeyId(partition.text, sort.text), op };
 }
 
 /**
- * @param {Record<string, import('./attribute-values.js').AttributeValue>} item @param {KeyAttribute} key @param {number} line @param {string} which
+ * @param {Record<string, AttributeValue>} item @param {KeyAttribute} key @param {number} line @param {string} which
  */
 function keyOf(item, key, line, which) {
   const value = item[key.name];
@@ -139,7 +130,7 @@ function keyOf(item, key, line, which) {
 /** @param {unknown} value @returns {value is Record<string, unknown>} */
 const isObject = (value) => value !== null && typeof value === 'object' && !Array.isArray(value) && !(value instanceof JsonNumber);
 
-/** @param {TableKeys} keys */
+/** @param {import('../write/table-check.js').TableKeys} keys */
 const keyNames = (keys) => (keys.sort === undefined ? [keys.partition.name] : [keys.partition.name, keys.sort.name]);
 
 /** @param {Record<string, unknown>} object @param {string[]} names */

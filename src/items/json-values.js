@@ -10,7 +10,7 @@
  */
 import { parse } from 'lossless-json';
 import { RowError } from '../errors.js';
-import { checkSet, isBase64, isWellFormed } from './attribute-values.js';
+import { checkName, checkSet, checkWellFormed, isBase64 } from './attribute-values.js';
 import { isDynamoNumber } from './numbers.js';
 
 /** A JSON number, as its text. */
@@ -40,11 +40,6 @@ export function parseJson(text, line, what) {
 }
 
 /** @param {string} text @param {string} path @param {number} line */
-function checkText(text, path, line) {
-  if (!isWellFormed(text)) throw new RowError('INVALID_JSON', `line ${line}: ${path} has a \\u escape of half a UTF-16 surrogate pair, which DynamoDB cannot store`);
-}
-
-/** @param {string} text @param {string} path @param {number} line */
 function numberText(text, path, line) {
   if (!isDynamoNumber(text)) throw new RowError('INVALID_NUMBER', `line ${line}: ${path} is not a number DynamoDB takes (at most 38 significant digits, magnitude from 1E-130 to under 1E+126)`);
   return text;
@@ -58,7 +53,7 @@ function numberText(text, path, line) {
 export function wireOf(value, path, line) {
   if (value === null) return '{"NULL":true}';
   if (typeof value === 'string') {
-    checkText(value, path, line);
+    checkWellFormed(value, path, line);
     return `{"S":${JSON.stringify(value)}}`;
   }
   if (typeof value === 'boolean') return value ? '{"BOOL":true}' : '{"BOOL":false}';
@@ -71,8 +66,7 @@ export function wireOf(value, path, line) {
 export function membersOf(object, path, line) {
   const members = [];
   for (const name of Object.keys(object)) {
-    if (name === '') throw new RowError('INVALID_ATTRIBUTE_VALUE', `line ${line}: ${path} has a member with an empty name; DynamoDB's names are at least one character`);
-    checkText(name, `${path} (a name in it)`, line);
+    checkName(name, path, line);
     members.push(`${JSON.stringify(name)}:${wireOf(object[name], `${path}.${JSON.stringify(name)}`, line)}`);
   }
   return `{${members.join(',')}}`;
@@ -93,7 +87,7 @@ export function wireAs(type, value, path, line, separator) {
   switch (type) {
     case 'S':
       if (text === undefined) throw new RowError('INVALID_ATTRIBUTE_VALUE', `line ${line}: ${path} is typed S but is not a string or a number`);
-      checkText(text, path, line);
+      checkWellFormed(text, path, line);
       return `{"S":${JSON.stringify(text)}}`;
     case 'N':
       if (text === undefined) throw new RowError('INVALID_NUMBER', `line ${line}: ${path} is typed N but is not a number`);

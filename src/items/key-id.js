@@ -2,7 +2,7 @@
  * A row's primary key as one string (its keyId), to find two rows with one key in a batch and to match
  * the items DynamoDB returns unprocessed to the rows they came from.
  */
-import { normalizeNumber } from './numbers.js';
+import { keyValueOf } from './attribute-values.js';
 
 /** @typedef {import('../types.js').Item} Item */
 
@@ -22,9 +22,8 @@ export function joinKeyId(partition, sort) {
  * @returns {(item: Item) => string}
  */
 export function keyIdReader({ keyColumn, sortKeyColumn }) {
-  // A number may come back written otherwise than it was sent (007, 7): compare it normalized, as the builder does.
-  // A binary comes back as its base64, as it was sent.
-  const valueOf = (/** @type {Record<string, any> | undefined} */ value) => value?.S ?? (value?.N === undefined ? (value?.B ?? '') : normalizeNumber(value.N));
+  // A number may come back written otherwise than it was sent (007, 7): compared normalized, as the builder does.
+  const valueOf = (/** @type {import('./attribute-values.js').AttributeValue | undefined} */ value) => keyValueOf(value)?.text ?? '';
   if (sortKeyColumn === undefined) return (item) => valueOf(item[keyColumn]);
   return (item) => joinKeyId(valueOf(item[keyColumn]), valueOf(item[sortKeyColumn]));
 }

@@ -15,8 +15,7 @@ import { openBytes } from '../source/open-bytes.js';
 import { sourceFields, sourceId } from '../source/source-name.js';
 import { checkKeyTypes, checkTable } from '../write/table-check.js';
 import { ConfigError } from '../errors.js';
-import { decideFormat } from '../records/format.js';
-import { peek } from '../source/compression.js';
+import { formatOf } from './row-stages.js';
 import { ceilingOf, checkRecoverable, tableFacts } from '../write/table-facts.js';
 import { jobIdFor, segmentStart } from './checkpoint.js';
 import { IMPORT_FROM_S3_USD_PER_GB, NEW_ON_DEMAND_WRITES_PER_SECOND, ON_DEMAND_USD_PER_MILLION_WRITES, PRICES_READ_ON } from './prices.js';
@@ -38,8 +37,7 @@ export async function runDryRun(config, { clients, logger, stop }) {
   const pointInTimeRecovery = await checkRecoverable(clients.dynamodb, config, facts, (message, fields) => logger.warn(message, fields));
   const start = segmentStart({ checkpoint: undefined, shard: undefined, etag: config.etag });
   const input = await openBytes(clients.s3, config, start, (event) => logger.warn('source re-opened', { ...event }));
-  const peeked = await peek(input.body);
-  const format = decideFormat(config.format, config.key ?? config.file ?? '', peeked.first);
+  const { format, body } = await formatOf(config, start, input.body);
   if (format !== 'csv') {
     input.close();
     throw new ConfigError('dryRun', true, `the dry run reads CSV files for now, and this is a ${format} file: import it without dryRun (a first import into a scratch table shows its rejects and WCU)`);
@@ -72,7 +70,7 @@ export async function runDryRun(config, { clients, logger, stop }) {
   let reading;
   try {
     reading = await readRows({
-      body: peeked.body,
+      body,
       records,
       buildItem: undefined,
       onHeader(fields) {

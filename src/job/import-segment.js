@@ -9,12 +9,9 @@ import { runningInLambda } from '../config.js';
 import { keyIdReader } from '../items/key-id.js';
 import { createShuffleWindow } from '../items/shuffle.js';
 import { supersede } from '../items/superseded.js';
-import { tableKeysOf } from '../items/json-item.js';
-import { decideFormat } from '../records/format.js';
-import { peek } from '../source/compression.js';
 import { openBytes } from '../source/open-bytes.js';
 import { createBatchWriter } from '../write/batch-writer.js';
-import { checkKeyTypes, checkTable } from '../write/table-check.js';
+import { checkKeyTypes, checkTable, tableKeysOf } from '../write/table-check.js';
 import { checkRecoverable, tableFacts } from '../write/table-facts.js';
 import { JobError } from '../errors.js';
 import { jobIdFor, segmentStart } from './checkpoint.js';
@@ -24,7 +21,7 @@ import { newRunName, replayKey } from './object-keys.js';
 import { readRows } from './read-rows.js';
 import { startSegmentReport } from './segment-report.js';
 import { checkNotRunningElsewhere } from './job-status.js';
-import { rowStages } from './row-stages.js';
+import { formatOf, rowStages } from './row-stages.js';
 
 /** @typedef {import('./segment-report.js').ImportSummary} ImportSummary */
 /** @typedef {import('./segment-report.js').SegmentOutcome} SegmentOutcome */
@@ -62,16 +59,7 @@ export async function runImport(config, { clients, logger, stopBy = Infinity, de
   const store = outputStoreFor(config, clients.s3);
   const input = await openBytes(clients.s3, config, start, (event) => logger.warn('source re-opened', { ...where, ...event }));
   const { source } = input;
-  let body = input.body;
-  /** @type {import('../config.js').Format} */
-  let format;
-  if (start.format !== undefined) format = start.format;
-  else {
-    // Decided once, at the file's start, from its name and first bytes; later segments and shards carry it.
-    const peeked = config.format === 'auto' ? await peek(body) : undefined;
-    if (peeked !== undefined) body = peeked.body;
-    format = decideFormat(config.format, config.key ?? config.file ?? '', peeked?.first);
-  }
+  const { format, body } = await formatOf(config, start, input.body);
   if (format === 'csv') checkKeyTypes(description, config);
   if (!input.gzip && start.byte > source.contentLength) {
     input.close();

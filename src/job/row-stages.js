@@ -7,6 +7,21 @@ import { createItemBuilder } from '../items/item-builder.js';
 import { createJsonItemBuilder } from '../items/json-item.js';
 import { createRecordParser } from '../records/csv-records.js';
 import { createLineParser } from '../records/json-lines.js';
+import { decideFormat } from '../records/format.js';
+import { peek } from '../source/compression.js';
+
+/**
+ * The file's format: the one a checkpoint or shard carries, else decided once, at the file's start, from
+ * its name and (for `auto`) its first bytes. Returns the body to read on, with any bytes peeked put back.
+ * @param {Pick<import('../config.js').ImportConfig, 'format' | 'key' | 'file'>} config
+ * @param {{ format?: import('../config.js').Format }} start
+ * @param {import('node:stream').Readable} body
+ */
+export async function formatOf(config, start, body) {
+  if (start.format !== undefined) return { format: start.format, body };
+  const peeked = config.format === 'auto' ? await peek(body) : undefined;
+  return { format: decideFormat(config.format, config.key ?? config.file ?? '', peeked?.first), body: peeked?.body ?? body };
+}
 
 /**
  * @param {object} options

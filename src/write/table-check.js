@@ -20,10 +20,9 @@ export async function checkTable(dynamodb, config) {
     }
     throw error;
   }
-  const keySchema = description?.KeySchema ?? [];
-  const typeOf = new Map((description?.AttributeDefinitions ?? []).map((d) => [d.AttributeName, d.AttributeType]));
-  const hash = keySchema.find((k) => k.KeyType === 'HASH')?.AttributeName;
-  const range = keySchema.find((k) => k.KeyType === 'RANGE')?.AttributeName;
+  const keys = tableKeysOf(description ?? {});
+  const hash = keys.partition?.name;
+  const range = keys.sort?.name;
   if (hash === undefined) {
     throw new TableError(`DescribeTable of "${config.table}" in ${config.tableRegion} gave no partition key in its key schema; check that the endpoint is DynamoDB (or a faithful emulator) and the table is ACTIVE`);
   }
@@ -51,14 +50,31 @@ export async function checkTable(dynamodb, config) {
  * @param {(column: string) => boolean} [applies]  which key columns to check (default: both)
  */
 export function checkKeyTypes(description, config, applies = () => true) {
-  const typeOf = new Map((description.AttributeDefinitions ?? []).map((d) => [d.AttributeName, d.AttributeType]));
-  for (const key of description.KeySchema ?? []) {
-    const column = /** @type {string} */ (key.AttributeName);
-    if (!applies(column)) continue;
-    const tableType = typeOf.get(column);
-    const importType = config.columnTypes[column] ?? 'S';
-    if (tableType !== importType) {
-      throw new TableError(`table "${config.table}" types key "${column}" as ${tableType}, but the import types it as ${importType}; set columnTypes to "${column}:${tableType}"`);
+  const { partition, sort } = tableKeysOf(description);
+  for (const key of [partition, sort]) {
+    if (key === undefined || !applies(key.name)) continue;
+    const importType = config.columnTypes[key.name] ?? 'S';
+    if (key.type !== importType) {
+      throw new TableError(`table "${config.table}" types key "${key.name}" as ${key.type}, but the import types it as ${importType}; set columnTypes to "${key.name}:${key.type}"`);
     }
   }
 }
+
+/**
+ * The table's key attributes and their types, from DescribeTable: what the options are checked against
+ * (checkTable, checkKeyTypes) and what a JSON file's keys are checked against row by row.
+ * @typedef {{ name: string, type: 'S' | 'N' | 'B' }} KeyAttribute
+ * @typedef {{ partition: KeyAttribute, sort?: KeyAttribute }} TableKeys
+ */
+
+/** @param {import('@aws-sdk/client-dynamodb').TableDescription} description @returns {TableKeys} */
+export function tableKeysOf(description) {
+  const typeOf = new Map((description.AttributeDefinitions ?? []).map((d) => [d.AttributeName, d.AttributeType]));
+  // A type missing from AttributeDefinitions (an emulator that leaves it out) matches no import's type.
+  const attribute = (/** @type {string | undefined} */ name) => (name === undefined ? undefined : { name, type: /** @type {'S' | 'N' | 'B'} */ (typeOf.get(name)) });
+  const keySchema = description.KeySchema ?? [];
+  const partition = /** @type {KeyAttribute} */ (attribute(keySchema.find((k) => k.KeyType === 'HASH')?.AttributeName));
+  const sort = attribute(keySchema.find((k) => k.KeyType === 'RANGE')?.AttributeName);
+  return sort === undefined ? { partition } : { partition, sort };
+}
+
