@@ -16,6 +16,7 @@ const LF = 0x0a;
 const CR = 0x0d;
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 const BLANK = /^[ \t]*$/;
+const EMPTY = Buffer.alloc(0);
 
 /**
  * @param {{ lineOffset?: number, atFileStart?: boolean }} options  lineOffset: lines before the first byte
@@ -32,14 +33,16 @@ export function createLineParser({ lineOffset = 0, atFileStart = true }) {
   /** @param {Transform} stream @param {Buffer} bytes  the line without its LF @param {number} endByte */
   function emitLine(stream, bytes, endByte) {
     line++;
+    // Only the file's first line may start with a byte order mark, even when it is skipped as too long.
+    const first = atStart;
+    atStart = false;
     if (tooLong) {
       tooLong = false;
       stream.push({ line, endByte, reason: 'RECORD_TOO_LARGE', message: `line ${line}: the line is longer than ${MAX_RECORD_BYTES} bytes; DynamoDB's items are at most 400 KB, so it cannot be one` });
       return;
     }
     let body = bytes;
-    if (atStart) {
-      atStart = false;
+    if (first) {
       if (body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf) body = body.subarray(3);
       else if ((body[0] === 0xff && body[1] === 0xfe) || (body[0] === 0xfe && body[1] === 0xff)) {
         throw new HeaderError('the file starts with a UTF-16 byte order mark; JSON Lines are read as UTF-8: save the file as UTF-8 and import it again');
@@ -66,7 +69,9 @@ export function createLineParser({ lineOffset = 0, atFileStart = true }) {
           const at = chunk.indexOf(LF, from);
           if (at === -1) break;
           const piece = chunk.subarray(from, at);
-          const bytes = pending.length === 0 ? piece : Buffer.concat([...pending, piece]);
+          // A line is held to the bound when it ends too, not only while its bytes are still arriving.
+          if (pendingBytes + piece.length > MAX_RECORD_BYTES) tooLong = true;
+          const bytes = tooLong ? EMPTY : pending.length === 0 ? piece : Buffer.concat([...pending, piece]);
           consumed += at + 1 - from;
           pending = [];
           pendingBytes = 0;
