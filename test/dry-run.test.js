@@ -163,6 +163,27 @@ describe('a dry run', () => {
     expect(new Map(items.map((item) => [item.id.S, item.name.S]))).toEqual(expected);
   });
 
+  it('sizes every column type and an empty cell kept as NULL, and foresees an index refusing a NULL key; the import agrees', async () => {
+    const csv = [
+      'id,doc,tags,bin,note,country',
+      // id 3 + doc 3+14 (a map: 3, + 1 + "k" 1 + a list: 3 + 2 x (1 + 2)) + tags 4+3 + bin 3+3 (AQID is 3 bytes) + note 4+1 (NULL) + country 7+2 = 47 B
+      'a,"{""k"":[1,2]}",x|yy,AQID,,US',
+      'b,,,,,', // country NULL: byCountry refuses it
+      '',
+    ].join('\n');
+    await upload(local.s3, 'dry/types.csv', csv);
+    const table = await tableWithIndexes(local.dynamodb);
+    dropLater(table);
+    const options = { bucket: TEST_BUCKET, key: 'dry/types.csv', table, columnTypes: { doc: 'M', tags: 'SS', bin: 'B' }, emptyCell: 'null' };
+    const dry = /** @type {import('../src/job/dry-run.js').DryRunReport} */ (await runJob({ ...options, dryRun: true }, resolveConfig({ ...options, dryRun: true }, process.env), undefined, { log: quiet }));
+    expect(dry).toMatchObject({
+      rowsRead: 2, wouldWrite: 1, rejectedByReason: { REJECTED_BY_TABLE: 1 }, itemBytes: { largest: 47 },
+      writeCapacity: { table: 1, indexes: expect.arrayContaining([{ name: 'byCountry', kind: 'global', items: 1, wcu: 1 }, { name: 'byScore', kind: 'global', items: 0, wcu: 0 }]) },
+    });
+    const real = /** @type {import('../src/job/import-segment.js').ImportSummary} */ (await runJob(options, resolveConfig(options, process.env), undefined, { log: quiet }));
+    expect(real).toMatchObject({ rowsRead: 2, written: 1, rejectedByReason: { REJECTED_BY_TABLE: 1 }, balanced: true });
+  });
+
   it('foresees the rows an index refuses (a key of another type, or too long, with or without its other key) and counts no index the file has no key for', async () => {
     const table = `t-${randomUUID()}`;
     await local.dynamodb.send(

@@ -31,7 +31,7 @@ const ABSENT = -2;
 
 /**
  * @param {string[]} header  trimmed
- * @param {Pick<import('../config.js').ImportConfig, 'keyColumn' | 'sortKeyColumn' | 'generateKey' | 'columnTypes'>} config
+ * @param {Pick<import('../config.js').ImportConfig, 'keyColumn' | 'sortKeyColumn' | 'generateKey' | 'columnTypes' | 'emptyCell' | 'setSeparator'>} config
  * @param {import('@aws-sdk/client-dynamodb').TableDescription} table
  */
 export function createWriteCost(header, config, table) {
@@ -64,6 +64,9 @@ export function createWriteCost(header, config, table) {
   });
 
   const sizes = new Array(header.length).fill(0);
+  // Which cells of the row are an empty cell kept as NULL or "" (emptyCell): no index takes either as a key.
+  const blank = new Array(header.length).fill(false);
+  const { emptyCell, setSeparator } = config;
 
   /**
    * @param {string[]} fields  a row the item builder accepted
@@ -76,14 +79,18 @@ export function createWriteCost(header, config, table) {
     for (let i = 0; i < fields.length; i++) {
       const value = fields[i];
       if (value === '') {
-        sizes[i] = 0;
+        blank[i] = emptyCell === 'null' || (emptyCell === 'empty-string' && types[i] === 'S');
+        sizes[i] = blank[i] ? nameBytes[i] + (emptyCell === 'null' ? 1 : 0) : 0;
+        itemBytes += sizes[i];
         continue;
       }
-      sizes[i] = nameBytes[i] + valueBytes(types[i], value);
+      blank[i] = false;
+      sizes[i] = nameBytes[i] + valueBytes(types[i], value, setSeparator);
       itemBytes += sizes[i];
     }
     const present = (/** @type {number} */ column) => column === GENERATED || (column >= 0 && sizes[column] > 0);
     for (const index of indexes) {
+      for (const key of index.keyLimits) if (blank[key.column]) return { itemBytes, wcu: 0, refused: `index ${index.name}'s key "${key.name}" would be ${emptyCell === 'null' ? 'NULL' : 'an empty string'} (an empty cell, emptyCell ${emptyCell})` };
       for (const key of index.mistyped) if (sizes[key.column] > 0) return { itemBytes, wcu: 0, refused: `index ${index.name} types "${key.name}" as ${key.type}` };
       for (const key of index.keyLimits) {
         if (sizes[key.column] - nameBytes[key.column] > key.most) return { itemBytes, wcu: 0, refused: `"${key.name}" is longer than index ${index.name}'s key may be (${key.most} bytes)` };
