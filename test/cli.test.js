@@ -220,6 +220,8 @@ describe('the ddbload command', () => {
       [['import', 'people.csv', '--table', 'another-table', '--resume', stopped.checkpointFile], process.env, `it is the checkpoint of ${path.join(dir, 'people.csv')} into ${table}`],
       [[...args, '--delimiter', ';', '--resume', stopped.checkpointFile], process.env, 'the import was stopped with --delimiter ","'],
       [[...args.filter((arg) => arg !== '--types' && arg !== 'n:N'), '--resume', stopped.checkpointFile], process.env, 'the import was stopped with --types {"n":"N"}'],
+      [[...args, '--mode', 'delete', '--resume', stopped.checkpointFile], process.env, 'the import was stopped with --mode "put"'],
+      [[...args, '--empty-cell', 'null', '--resume', stopped.checkpointFile], process.env, 'the import was stopped with --empty-cell "omit"'],
       [[...args, '--resume', stopped.checkpointFile], { ...process.env, DYNAMODB_ENDPOINT: proxy.endpoint }, `not on ${proxy.endpoint} in`],
       [[...args, '--resume', edited], process.env, 'the file was changed since the stopped import wrote it'],
       [[...args, '--local', '--resume', stopped.checkpointFile], process.env, "--local's table is discarded"],

@@ -13,7 +13,9 @@ import { sourceWhere } from '../source/source-name.js';
 import { flagOf } from './import-flags.js';
 
 /** The options that decide what the rows become and where the job's records go: a resume keeps them. */
-const MEANING = /** @type {const} */ (['keyColumn', 'sortKeyColumn', 'generateKey', 'columnTypes', 'delimiter', 'encoding', 'versionId', 'rejectsPrefix', 'statusPrefix', 'outputDir']);
+const MEANING = /** @type {const} */ (['keyColumn', 'sortKeyColumn', 'generateKey', 'columnTypes', 'format', 'emptyCell', 'setSeparator', 'mode', 'delimiter', 'encoding', 'versionId', 'rejectsPrefix', 'statusPrefix', 'outputDir']);
+/** Options added after checkpoint files were first written: a file without one was stopped at its default. */
+const LATER_DEFAULTS = /** @type {Record<string, unknown>} */ ({ format: 'auto', emptyCell: 'omit', setSeparator: '|', mode: 'put' });
 
 /** @param {Readonly<import('../config.js').ImportConfig>} config */
 function identityOf(config) {
@@ -76,8 +78,9 @@ export function checkResumable(saved, file, config) {
     throw new ConfigError('--resume', file, `it is the checkpoint of an import into ${saved.table} on ${where(saved)}, not on ${where(now)}: resume with the same region (--region ${saved.region}) and endpoint`);
   }
   for (const name of MEANING) {
-    if (JSON.stringify(saved.options[name]) !== JSON.stringify(now.options[name])) {
-      throw new ConfigError('--resume', file, `the import was stopped with ${flagOf(name)} ${JSON.stringify(saved.options[name])}, and the rows it wrote were read so; resume with the same ${flagOf(name)} (now ${JSON.stringify(now.options[name])})`);
+    const was = name in saved.options ? saved.options[name] : LATER_DEFAULTS[name];
+    if (JSON.stringify(was) !== JSON.stringify(now.options[name])) {
+      throw new ConfigError('--resume', file, `the import was stopped with ${flagOf(name)} ${JSON.stringify(was)}, and the rows it wrote were read so; resume with the same ${flagOf(name)} (now ${JSON.stringify(now.options[name])})`);
     }
   }
 }
