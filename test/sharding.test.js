@@ -9,8 +9,8 @@ import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { startCapacityModel } from '../bench/capacity-model.js';
 import { handler } from '../src/handler.js';
-import { MAX_SHARDS } from '../src/config.js';
-import { shardCountFor, shardPayloads } from '../src/job/fan-out.js';
+import { MAX_SHARDS, resolveConfig } from '../src/config.js';
+import { planJob, shardCountFor, shardPayloads } from '../src/job/fan-out.js';
 import { readJobStatus } from '../src/job/job-status.js';
 import { bucketStore } from '../src/job/output-store.js';
 import { generatedCsv, mixedCsv, summaryOf } from './support/imports.js';
@@ -209,13 +209,15 @@ describe('a sharded job', () => {
     expect(busySeconds.length).toBeGreaterThanOrEqual(Math.floor(totals.wcu / maxWcu));
   });
 
-  it('is planned anew when a re-run corrects the delimiter before any shard has written, and refuses other options once shards have', async () => {
+  it('refuses a bad header when it plans, is planned anew when a re-run changes its options before any shard has started, and refuses other options once shards have', async () => {
     const table = await createTable(dynamodb);
     const csv = mixedCsv(4_000).csv.replaceAll(',', ';');
     await upload(s3, 'sharded/semicolons.csv', csv);
     const options = { bucket: TEST_BUCKET, key: 'sharded/semicolons.csv', table, columnTypes: 'n:N', shards: 2 };
-    // With the wrong delimiter the header is one column: every shard fails before its first write.
-    await expect(handler({ ...options, delimiter: ',' })).rejects.toThrow(/2 of 2 shards did not finish/);
+    // With the wrong delimiter the header is one column without the key: the job fails as it plans, before any shard starts.
+    await expect(handler({ ...options, delimiter: ',' })).rejects.toThrow(/the header has no key column "id" \(the first line has 1 column/);
+    // A plan left by a run whose shards never started (cut into 3) gives way to the next run's options.
+    await planJob(resolveConfig({ ...options, delimiter: ';', shards: 3 }, process.env), s3, bucketStore(s3, TEST_BUCKET));
     const job = jobSummaryOf(await handler({ ...options, delimiter: ';' }));
     expect(job).toMatchObject({ state: 'done', rowsRead: 4_000, balanced: true, started: 2 });
     const status = await readJobStatus(bucketStore(s3, TEST_BUCKET), '_imports/', job.jobId);

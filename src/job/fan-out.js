@@ -17,6 +17,7 @@ import { outputStoreFor } from './output-store.js';
 import { openRawSource } from '../source/open-bytes.js';
 import { sourceFields, sourceId, sourceWhere } from '../source/source-name.js';
 import { planShards } from './shard-plan.js';
+import { checkHeader } from '../items/header.js';
 import { decideFormat } from '../records/format.js';
 import { isGzip, peek } from '../source/compression.js';
 
@@ -63,6 +64,8 @@ export async function planJob(config, s3, store) {
     return undefined;
   }
   const planned = await planShards(body, { bytes: source.contentLength, shards: wanted, delimiter: config.delimiter, encoding: config.encoding, where });
+  // The header is checked where it is read, as a segment checks it: a file of a header and no rows has no shard to do so.
+  checkHeader(planned.header.map((name) => name.trim()), config);
   const note = [capped, planned.note].filter((part) => part !== undefined).join('; ');
   /** @type {JobPlan} */
   const plan = {

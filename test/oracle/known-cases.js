@@ -97,6 +97,12 @@ export const KNOWN_CASES = [
     options: { generateKey: true },
     conditions: { shards: 2 },
   },
+  {
+    name: 'a sharded file of a bad header and no rows fails, as an unsharded one does',
+    rule: 'HEADER: a name twice is a job error, whatever the file holds after the header',
+    bytes: Buffer.from('id,id\n'),
+    conditions: { shards: 2 },
+  },
   // Rows
   {
     name: 'numbers out of DynamoDB\'s range are INVALID_NUMBER',
