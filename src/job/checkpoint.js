@@ -40,7 +40,7 @@ export function jobIdFor(source, etag, table) {
  * @property {string[]} rejectsObjects  keys of the rejects objects written so far
  * @property {Array<{ line: number, reason: string }>} rejectSample
  * @property {string} [startedAt]  when the job's (or shard's) first segment started, ISO 8601
- * @property {boolean} [gzip]  the object is gzip-compressed: `byte` counts decompressed bytes
+ * @property {boolean} [gzip]  the object is compressed (gzip, or zstd: the name is from before zstd): `byte` counts decompressed bytes
  * @property {Encoding} [encoding]  the file's, decided by the first segment (absent: from before it was carried)
  * @property {Replay} [replay]  rows read before `byte` whose writes the segment gave up when its time ran out
  */
@@ -61,10 +61,10 @@ export function jobIdFor(source, etag, table) {
  * @property {string} etag     the object version the plan was made from
  * @property {number} index    0-based
  * @property {number} count    shards in the job
- * @property {number} start    first byte
+ * @property {number} start    first byte (0: the object's start, in a job over many or a JSON file)
  * @property {number} end      one past the last byte
  * @property {number} line     lines of the file before `start`
- * @property {string[]} header the file's header
+ * @property {string[]} [header] the file's header; absent in a shard from the object's start, which reads its own
  * @property {Encoding} [encoding]  the file's, decided by the planner
  * @property {import('../config.js').Format} [format]  the file's, decided by the planner (absent: CSV)
  */
@@ -83,10 +83,11 @@ export function parseShardSpec(raw, name) {
     typeof s.etag === 'string' &&
     Number.isInteger(s.count) && s.count > 0 &&
     Number.isInteger(s.index) && s.index >= 0 && s.index < s.count &&
-    Number.isInteger(s.start) && s.start > 0 &&
+    Number.isInteger(s.start) && s.start >= 0 &&
     Number.isInteger(s.end) && s.end > s.start &&
-    Number.isInteger(s.line) && s.line > 0 &&
-    isHeader(s.header) &&
+    Number.isInteger(s.line) && s.line >= 0 &&
+    // A range after a CSV header carries it; one from the object's start reads its own (or has none: JSON).
+    (s.header === undefined ? s.start === 0 : isHeader(s.header)) &&
     (s.encoding === undefined || ENCODINGS.has(s.encoding)) &&
     (s.format === undefined || FORMATS.has(s.format));
   if (!ok) throw new ConfigError(name, '(a malformed shard)', 'the planner sets "shard" for the shards it starts; to shard a file, pass "shards" instead');
@@ -149,7 +150,7 @@ export function parseCheckpoint(raw, name) {
  * @property {string[] | undefined} header  undefined when this segment reads it (the first of a job)
  * @property {string | undefined} jobId  undefined when this segment names the job (from the ETag it reads)
  * @property {string | undefined} etag   the object version to read; undefined: the current one
- * @property {boolean} gzip        the object is gzip-compressed: `byte` counts decompressed bytes
+ * @property {boolean} gzip        the object is compressed (gzip or zstd): `byte` counts decompressed bytes
  * @property {Encoding | undefined} encoding  the job's, when an earlier reader decided it (undefined at the file's start)
  * @property {import('../config.js').Format | undefined} format  the file's, when an earlier reader or the planner decided it
  * @property {Replay | undefined} replay  rows the previous segment left to write, first
@@ -178,7 +179,8 @@ export function segmentStart({ checkpoint, shard, etag }) {
     etag: checkpoint?.etag ?? shard?.etag ?? etag,
     gzip: checkpoint?.gzip === true,
     encoding: checkpoint?.encoding ?? shard?.encoding,
-    format: checkpoint?.format ?? shard?.format ?? (checkpoint !== undefined || shard !== undefined ? 'csv' : undefined),
+    // Absent from a checkpoint or a cut range made before formats: CSV. A shard from the object's start decides.
+    format: checkpoint?.format ?? shard?.format ?? (checkpoint !== undefined || (shard !== undefined && shard.start > 0) ? 'csv' : undefined),
     replay: checkpoint?.replay,
     shard: shard?.index ?? 0,
     shards: shard?.count ?? 1,

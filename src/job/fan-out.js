@@ -2,12 +2,13 @@
  * A sharded job: plan the shards once (or read the plan a first run left), then start every shard that
  * is not done: one asynchronous invocation of this function per shard on AWS, one worker process per
  * shard anywhere else. Each shard is an ordinary import of its byte range, with its own rejects files,
- * status object and continuations; the job's maxWcu is split evenly between them.
+ * status object and continuations; the job's maxWcu is split evenly between them. A job over many objects
+ * (a prefix, an export) has one shard per object, or more for a large uncompressed one (bytesPerShard).
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import pLimit from 'p-limit';
-import { MAX_SHARDS } from '../config.js';
+import { isCollection, MAX_SHARDS } from '../config.js';
 import { ConfigError, JobError } from '../errors.js';
 import { jobIdFor } from './checkpoint.js';
 import { invokeSelf } from './continuation.js';
@@ -16,36 +17,47 @@ import { planKey } from './object-keys.js';
 import { outputStoreFor } from './output-store.js';
 import { openRawSource } from '../source/open-bytes.js';
 import { sourceFields, sourceId, sourceWhere } from '../source/source-name.js';
-import { planShards } from './shard-plan.js';
+import { planLineShards, planShards } from './shard-plan.js';
 import { checkHeader } from '../items/header.js';
 import { decideFormat } from '../records/format.js';
-import { isGzip, peek } from '../source/compression.js';
+import { compressionOf, peek } from '../source/compression.js';
+import { objectsOfJob } from '../source/job-objects.js';
 
 /** @typedef {import('../config.js').ImportConfig} ImportConfig */
 /** @typedef {import('./job-status.js').JobPlan} JobPlan */
+/** @typedef {import('./shard-plan.js').ShardRange} ShardRange */
 
 const WORKER = fileURLToPath(new URL('../worker.js', import.meta.url));
 
 /** Options of the job that do not pass on to its shards. */
-const JOB_ONLY = ['shards', 'bytesPerShard', 'checkpoint', 'shard', 'maxWcu'];
+const JOB_ONLY = ['shards', 'bytesPerShard', 'checkpoint', 'shard', 'maxWcu', 'prefix', 'suffix', 'maxObjects'];
 
 /**
- * True when the job asks to be sharded (it may still turn out to be one shard, see planJob).
+ * Worker processes a job over many objects runs at once off Lambda (a job cut into `shards` runs them
+ * all: their number is the user's); on Lambda every shard is an invocation, and the function's
+ * reserved concurrency bounds them.
+ */
+const LOCAL_WORKERS_AT_ONCE = 4;
+
+/**
+ * True when the job asks to be sharded (a single object may still turn out to be one shard, see planJob).
  * @param {Readonly<ImportConfig>} config
  */
 export function wantsShards(config) {
-  return config.shard === undefined && config.checkpoint === undefined && (config.shards > 1 || config.bytesPerShard !== undefined);
+  return config.shard === undefined && config.checkpoint === undefined && (isCollection(config) || config.shards > 1 || config.bytesPerShard !== undefined);
 }
 
 /**
- * The job's plan: the one in the bucket if a run of this object version made one, else a new one.
- * Undefined when the file is small enough for one shard (bytesPerShard) or gzip-compressed, and no plan exists.
+ * The job's plan: the one in the bucket if a run of this object version (or these objects) made one, else
+ * a new one. Undefined when a single file is small enough for one shard (bytesPerShard) or compressed,
+ * and no plan exists.
  * @param {Readonly<ImportConfig>} config
  * @param {import('@aws-sdk/client-s3').S3Client} s3
  * @param {import('./output-store.js').OutputStore} store
  * @returns {Promise<JobPlan | undefined>}
  */
 export async function planJob(config, s3, store) {
+  if (isCollection(config)) return planCollection(config, s3, store);
   const where = sourceWhere(config);
   const source = await openRawSource(s3, config, { etag: config.etag });
   const jobId = jobIdFor(sourceId(config), source.etag, config.table);
@@ -56,29 +68,103 @@ export async function planJob(config, s3, store) {
     return existing;
   }
   const { wanted, capped } = shardCountFor(config, source.contentLength);
-  const { first, body } = await peek(source.body);
-  // A gzip stream cannot be entered mid-way: the job runs as one import, whose summary says so. Nor, for
-  // now, is a JSON format's file cut (its lines are its records: issue 20 has the planner's part left).
-  if (wanted <= 1 || isGzip(first) || decideFormat(config.format, config.key ?? config.file ?? '', first) !== 'csv') {
+  const { first, body } = await peek(source.body, 4);
+  // A compressed stream cannot be entered mid-way: the job runs as one import, whose summary says so.
+  if (wanted <= 1 || compressionOf(first) !== undefined) {
     body.destroy();
     return undefined;
   }
-  const planned = await planShards(body, { bytes: source.contentLength, shards: wanted, delimiter: config.delimiter, encoding: config.encoding, where });
-  // The header is checked where it is read, as a segment checks it: a file of a header and no rows has no shard to do so.
-  checkHeader(planned.header.map((name) => name.trim()), config);
-  const note = [capped, planned.note].filter((part) => part !== undefined).join('; ');
+  const cut = await cutObject(body, { config, key: config.key ?? config.file ?? '', first, bytes: source.contentLength, shards: wanted, where });
+  const note = [capped, cut.note].filter((part) => part !== undefined).join('; ');
   /** @type {JobPlan} */
   const plan = {
     jobId,
     ...sourceFields(config),
     etag: source.etag,
     bytes: source.contentLength,
-    header: planned.header,
-    encoding: planned.encoding,
-    shards: planned.shards,
+    header: cut.header ?? [],
+    encoding: cut.encoding,
+    ...(cut.format === 'csv' ? {} : { format: cut.format }),
+    shards: cut.shards,
     options: planOptionsOf(config),
     createdAt: new Date().toISOString(),
     ...(note === '' ? {} : { note }),
+  };
+  await store.putJson(planKey(config.statusPrefix, jobId), plan);
+  return plan;
+}
+
+/**
+ * Cuts one uncompressed object into ranges on record boundaries: a CSV object after its header (checked
+ * here, as a segment checks it: a file of a header and no rows has no shard to do so), a JSON one after any LF.
+ * @param {import('node:stream').Readable} body  the object from byte 0
+ * @param {{ config: Readonly<ImportConfig>, key: string, first: Buffer | undefined, bytes: number, shards: number, where: string }} options
+ * @returns {Promise<{ format: import('../config.js').Format, shards: ShardRange[], header?: string[], encoding?: import('../records/text-encoding.js').Encoding, note?: string }>}
+ */
+async function cutObject(body, { config, key, first, bytes, shards, where }) {
+  const format = decideFormat(config.format, key, first);
+  if (format !== 'csv' && !config.fromRejects) return { format, ...(await planLineShards(body, { bytes, shards, where })) };
+  const planned = await planShards(body, { bytes, shards, delimiter: config.delimiter, encoding: config.encoding, where });
+  const header = planned.header.map((name) => name.trim());
+  checkHeader(config.fromRejects ? header.slice(3) : header, config);
+  return { format, shards: planned.shards, header: planned.header, encoding: planned.encoding, ...(planned.note === undefined ? {} : { note: planned.note }) };
+}
+
+/**
+ * The plan of a job over many objects: one shard per object, from its start (it reads its own header and
+ * decides its own format and compression), or more for an uncompressed object past bytesPerShard.
+ * @param {Readonly<ImportConfig>} config
+ * @param {import('@aws-sdk/client-s3').S3Client} s3
+ * @param {import('./output-store.js').OutputStore} store
+ * @returns {Promise<JobPlan>}
+ */
+async function planCollection(config, s3, store) {
+  const found = await objectsOfJob(s3, config);
+  const jobId = jobIdFor(sourceId(config), found.version, config.table);
+  /** @type {JobPlan | undefined} */
+  const existing = await store.getJson(planKey(config.statusPrefix, jobId));
+  if (existing !== undefined && (await keepPlan(existing, config, store))) return existing;
+  /** @type {ShardRange[]} */
+  const shards = [];
+  const notes = [...found.notes];
+  for (const object of found.objects) {
+    const wanted = config.bytesPerShard === undefined ? 1 : Math.ceil(object.bytes / config.bytesPerShard);
+    const whole = { key: object.key, etag: object.etag, start: 0, end: object.bytes, line: 0 };
+    if (wanted <= 1) {
+      shards.push({ index: shards.length, ...whole });
+      continue;
+    }
+    const where = `s3://${config.bucket}/${object.key}`;
+    const source = await openRawSource(s3, { ...config, key: object.key, versionId: undefined }, { etag: object.etag });
+    const { first, body } = await peek(source.body, 4);
+    if (compressionOf(first) !== undefined) {
+      body.destroy();
+      shards.push({ index: shards.length, ...whole });
+      continue;
+    }
+    const cut = await cutObject(body, { config, key: object.key, first, bytes: object.bytes, shards: wanted, where });
+    for (const range of cut.shards) {
+      // A range after the object's start carries what its start says: a CSV object's header and encoding (a JSON one's header is empty).
+      const after = range.start === 0 ? {} : { header: cut.header ?? [], ...(cut.encoding === undefined ? {} : { encoding: cut.encoding }) };
+      shards.push({ ...range, index: shards.length, key: object.key, etag: object.etag, format: cut.format, ...after });
+    }
+  }
+  if (shards.length > MAX_SHARDS) {
+    throw new ConfigError('bytesPerShard', config.bytesPerShard, `cuts the job's ${found.objects.length} objects into ${shards.length} shards; a job has at most ${MAX_SHARDS}: raise bytesPerShard`);
+  }
+  /** @type {JobPlan} */
+  const plan = {
+    jobId,
+    ...sourceFields(config),
+    etag: found.version,
+    bytes: found.objects.reduce((sum, object) => sum + object.bytes, 0),
+    header: [],
+    objects: found.objects.length,
+    ...(found.export === undefined ? {} : { export: found.export }),
+    shards,
+    options: planOptionsOf(config),
+    createdAt: new Date().toISOString(),
+    ...(notes.length === 0 ? {} : { note: notes.join('; ') }),
   };
   await store.putJson(planKey(config.statusPrefix, jobId), plan);
   return plan;
@@ -127,17 +213,31 @@ async function keepPlan(plan, config, store) {
  * @param {Record<string, unknown>} payload
  * @param {JobPlan} plan
  * @param {number | undefined} maxWcu  the job's cap
+ * @param {number} [atOnce]  shards that run at the same time (default: all)
  * @returns {Array<Record<string, unknown>>}
  */
-export function shardPayloads(payload, plan, maxWcu) {
+export function shardPayloads(payload, plan, maxWcu, atOnce = plan.shards.length) {
   const common = Object.fromEntries(Object.entries(payload).filter(([name]) => !JOB_ONLY.includes(name)));
   const count = plan.shards.length;
-  const share = maxWcu === undefined ? undefined : Math.max(1, Math.floor(maxWcu / count));
-  return plan.shards.map((range) => ({
-    ...common,
-    ...(share === undefined ? {} : { maxWcu: share }),
-    shard: { jobId: plan.jobId, etag: plan.etag, index: range.index, count, start: range.start, end: range.end, line: range.line, header: plan.header, encoding: plan.encoding },
-  }));
+  const share = maxWcu === undefined ? undefined : Math.max(1, Math.floor(maxWcu / Math.min(count, atOnce)));
+  return plan.shards.map((range) => {
+    // A shard of a job over many names its object; its range from the object's start reads its own header.
+    const ownObject = range.key !== undefined;
+    const header = ownObject ? range.header : plan.header;
+    const encoding = ownObject ? range.encoding : plan.encoding;
+    const format = range.format ?? plan.format;
+    return {
+      ...common,
+      ...(ownObject ? { key: range.key } : {}),
+      ...(share === undefined ? {} : { maxWcu: share }),
+      shard: {
+        jobId: plan.jobId, etag: range.etag ?? plan.etag, index: range.index, count, start: range.start, end: range.end, line: range.line,
+        ...(header === undefined || (range.start === 0 && header.length === 0) ? {} : { header }),
+        ...(encoding === undefined ? {} : { encoding }),
+        ...(format === undefined ? {} : { format }),
+      },
+    };
+  });
 }
 
 /**
@@ -159,7 +259,9 @@ export async function runShardedJob(payload, config, { clients, logger, function
   const plan = await planJob(config, clients.s3, store);
   if (plan === undefined) return undefined;
   const status = await readJobStatus(store, config.statusPrefix, plan.jobId, plan);
-  const payloads = shardPayloads(payload, plan, config.maxWcu);
+  const local = config.continuation !== 'invoke';
+  const atOnce = local && plan.objects !== undefined ? LOCAL_WORKERS_AT_ONCE : plan.shards.length;
+  const payloads = shardPayloads(payload, plan, config.maxWcu, atOnce);
   // Shards done, and shards alive and running (their status updated within their heartbeat), are left alone.
   const todo = payloads.filter((_, index) => status?.shards[index]?.state !== 'done' && status?.shards[index]?.state !== 'running');
   const skipped = status?.shards.filter((shard) => shard.state === 'done').length ?? 0;
@@ -174,7 +276,8 @@ export async function runShardedJob(payload, config, { clients, logger, function
     return { jobId: plan.jobId, shards: plan.shards.length, started: todo.length, alreadyDone: skipped, statusPrefix: store.where(`${config.statusPrefix}${plan.jobId}/`), note: plan.note };
   }
 
-  const results = await startLocalWorkers(todo).done;
+  const limit = pLimit(atOnce);
+  const results = await Promise.all(todo.map((shardPayload) => limit(async () => (await startLocalWorkers([shardPayload]).done)[0])));
   for (const [i, result] of results.entries()) {
     if (result.code === 0) continue;
     // A worker that died without saying so (killed, out of memory): record it, so that the job shows it failed.
@@ -183,13 +286,26 @@ export async function runShardedJob(payload, config, { clients, logger, function
   }
   const final = await readJobStatus(store, config.statusPrefix, plan.jobId, plan);
   if (final === undefined) throw new JobError(`job ${plan.jobId} left no status in ${store.where(config.statusPrefix)}`);
-  const summary = { jobId: plan.jobId, ...sourceFields(config), table: config.table, shards: plan.shards.length, started: todo.length, alreadyDone: skipped, ...final.total, ...(plan.note === undefined ? {} : { note: plan.note }) };
+  const summary = { jobId: plan.jobId, ...sourceFields(config), table: config.table, ...(plan.objects === undefined ? {} : { objects: plan.objects }), shards: plan.shards.length, started: todo.length, alreadyDone: skipped, ...final.total, ...(plan.note === undefined ? {} : { note: plan.note }), ...exportBooks(plan, final.total) };
   logger.info('job summary', summary);
   if (final.total.state !== 'done') {
     const failed = final.shards.filter((s) => s.state !== 'done').map((s) => `shard ${s.shard + 1}: ${s.error ?? s.state}`);
     throw new JobError(`job ${plan.jobId}: ${failed.length} of ${plan.shards.length} shards did not finish (${failed.join('; ')}); run the job again to re-run only those`);
   }
   return summary;
+}
+
+/**
+ * An export's books: its manifest counts the items (or, in an incremental export, the changes) in its data
+ * files, and the job must have read exactly as many rows. Fewer or more means a data file was cut, changed
+ * or added: the job is not balanced, and says so.
+ * @param {JobPlan} plan @param {{ rowsRead: number, balanced: boolean }} total
+ */
+function exportBooks(plan, total) {
+  if (plan.export === undefined) return {};
+  const expected = plan.export.itemCount;
+  if (total.rowsRead === expected) return { exportItemCount: expected };
+  return { exportItemCount: expected, balanced: false, exportMismatch: `the export's manifest lists ${expected} items and the job read ${total.rowsRead} rows: a data file was cut, changed or added since the export; compare the data folder with manifest-files.json` };
 }
 
 /**

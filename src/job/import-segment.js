@@ -131,7 +131,7 @@ export async function runImport(config, { clients, logger, stopBy = Infinity, de
       return await report.finish({ ...at, replay: { key, rows: left.length } });
     }
     const shardsAsked = config.shards > 1 || config.bytesPerShard !== undefined;
-    const note = !shardsAsked ? undefined : input.gzip ? 'the file is gzip-compressed, which cannot be split: it ran as one shard' : format !== 'csv' ? `a ${format} file is not split into shards yet: it ran as one shard` : undefined;
+    const note = shardsAsked && input.gzip ? `the file is ${input.compression}-compressed, which cannot be split: it ran as one shard` : undefined;
     return await report.finish({ handOver: false, note });
   } catch (error) {
     // A failure anywhere, the rejects file's or the final status's included, leaves a failed status.

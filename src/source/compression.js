@@ -1,26 +1,58 @@
 /**
- * The CSV bytes of a source: as stored, or gunzipped when the object is gzip-compressed (found by its
- * magic bytes, whatever its name or Content-Encoding says). A gzip stream cannot be entered mid-way, so
- * a continuation of a compressed import reads from the start again and drops the bytes already done.
+ * The file's bytes as its records are written: as stored, or decompressed when the object is gzip- or
+ * zstd-compressed (found by its magic bytes, whatever its name or Content-Encoding says). A compressed
+ * stream cannot be entered mid-way, so a continuation of a compressed import reads from the start again
+ * and drops the bytes already done.
+ *
+ * zstd is read by fzstd on every Node.js, not by Node 22's zlib: on 22.20, createZstdDecompress stops after
+ * a file's first frame (files written in parts, or by multi-threaded zstd, hold several) and ends without
+ * an error on a file cut short, so rows would be lost without a word. fzstd reads every frame and fails on
+ * a cut file; it decompressed a 57 MB CSV in about twice the time (200-300 ms against 105-140), far
+ * quicker than the rows can be written.
  */
-import { Readable, Transform } from 'node:stream';
+import { Decompress } from 'fzstd';
 import { createGunzip } from 'node:zlib';
+import { Readable, Transform } from 'node:stream';
+import { SourceError } from '../errors.js';
+
+/** @typedef {'gzip' | 'zstd'} Compression */
 
 /** @param {Buffer | undefined} chunk */
 export const isGzip = (chunk) => chunk !== undefined && chunk.length >= 2 && chunk[0] === 0x1f && chunk[1] === 0x8b;
 
+/** A zstd frame's magic number, 0xFD2FB528, little-endian. @param {Buffer | undefined} chunk */
+export const isZstd = (chunk) => chunk !== undefined && chunk.length >= 4 && chunk[0] === 0x28 && chunk[1] === 0xb5 && chunk[2] === 0x2f && chunk[3] === 0xfd;
+
+/** @param {Buffer | undefined} first  the object's first bytes @returns {Compression | undefined} */
+export const compressionOf = (first) => (isGzip(first) ? 'gzip' : isZstd(first) ? 'zstd' : undefined);
+
 /**
- * Reads the first chunk of a stream; returns it and a stream of the whole.
+ * Reads the first chunk of a stream (at least `bytes` of it, when the stream has them); returns it and a
+ * stream of the whole.
  * @param {Readable} body
+ * @param {number} [bytes]
  * @returns {Promise<{ first: Buffer | undefined, body: Readable }>}
  */
-export async function peek(body) {
+export async function peek(body, bytes = 1) {
   const iterator = body[Symbol.asyncIterator]();
-  const head = await iterator.next();
-  const first = head.done ? undefined : /** @type {Buffer} */ (head.value);
+  /** @type {Buffer[]} */
+  const head = [];
+  let length = 0;
+  let ended = false;
+  while (length < bytes) {
+    const next = await iterator.next();
+    if (next.done) {
+      ended = true;
+      break;
+    }
+    head.push(next.value);
+    length += next.value.length;
+  }
+  const first = head.length === 0 ? undefined : Buffer.concat(head);
   async function* whole() {
     try {
       if (first !== undefined) yield first;
+      if (ended) return;
       for (;;) {
         const next = await iterator.next();
         if (next.done) return;
@@ -35,18 +67,58 @@ export async function peek(body) {
 
 /**
  * @param {Readable} body  the object's bytes from byte 0 when it may be compressed
- * @param {{ skip: number }} options  decompressed bytes to drop (already imported by earlier segments)
- * @returns {Promise<{ gzip: boolean, body: Readable }>}
+ * @param {{ skip: number, where?: string }} options  skip: decompressed bytes to drop (already imported by earlier segments)
+ * @returns {Promise<{ compression: Compression | undefined, body: Readable }>}
  */
-export async function csvBytes(body, { skip }) {
-  const peeked = await peek(body);
-  if (!isGzip(peeked.first)) return { gzip: false, body: peeked.body };
-  const gunzip = createGunzip();
-  forward(peeked.body, gunzip);
-  if (skip === 0) return { gzip: true, body: gunzip };
+export async function decompressed(body, { skip, where = 'the file' }) {
+  const peeked = await peek(body, 4);
+  const compression = compressionOf(peeked.first);
+  if (compression === undefined) return { compression, body: peeked.body };
+  const inflate = decompressorFor(compression, where);
+  forward(peeked.body, inflate);
+  if (skip === 0) return { compression, body: inflate };
   const dropper = dropFirst(skip);
-  forward(gunzip, dropper);
-  return { gzip: true, body: dropper };
+  forward(inflate, dropper);
+  return { compression, body: dropper };
+}
+
+/** @param {Compression} compression @param {string} where  the source, for messages @returns {Transform} */
+export function decompressorFor(compression, where) {
+  return compression === 'gzip' ? createGunzip() : zstdStream(where);
+}
+
+/**
+ * fzstd's streaming decompressor as a Transform: every frame of the stream (a file may hold several, one after another).
+ * @param {string} where
+ */
+function zstdStream(where) {
+  /** @type {Transform} */
+  let stream;
+  const decompress = new Decompress((chunk) => {
+    // fzstd may reuse its window's memory for the next block: the bytes are copied before they are handed on.
+    stream.push(Buffer.from(chunk));
+  });
+  /** @param {unknown} error */
+  const failed = (error) => new SourceError(`${where} starts as zstd but cannot be decompressed (${error instanceof Error ? error.message : String(error)}): it is damaged or cut short; upload it again`, error);
+  stream = new Transform({
+    transform(chunk, _encoding, done) {
+      try {
+        decompress.push(chunk);
+        done();
+      } catch (error) {
+        done(failed(error));
+      }
+    },
+    flush(done) {
+      try {
+        decompress.push(new Uint8Array(0), true);
+        done();
+      } catch (error) {
+        done(failed(error));
+      }
+    },
+  });
+  return stream;
 }
 
 /** Pipes `from` into `to`, and fails `to` when `from` fails. @param {Readable} from @param {import('node:stream').Writable & Readable} to */

@@ -1,10 +1,11 @@
 /**
  * The bytes one segment reads: the object (or local file) from a byte on (re-opened at the next unread byte when the read
- * stalls or breaks, s3-object.js), gunzipped when it is gzip-compressed (compression.js). A gzip stream
- * cannot be entered mid-way, so a segment of a compressed object reads it from its start and drops the
- * decompressed bytes before its own.
+ * stalls or breaks, s3-object.js), decompressed when it is gzip- or zstd-compressed (compression.js). A
+ * compressed stream cannot be entered mid-way, so a segment of a compressed object reads it from its start
+ * and drops the decompressed bytes before its own.
  */
-import { csvBytes } from './compression.js';
+import { decompressed } from './compression.js';
+import { sourceWhere } from './source-name.js';
 import { openFileSource } from './file-object.js';
 import { openSource } from './s3-object.js';
 
@@ -34,17 +35,19 @@ export function openRawSource(s3, config, { start, end, etag, onReopen }) {
  * @param {number} at.byte      first byte to read: of the object, or of the decompressed stream when `gzip`
  * @param {number | undefined} at.end  one past the last byte of the object to read
  * @param {string | undefined} at.etag  the version to read
- * @param {boolean} at.gzip     the object is known to be gzip-compressed (a continuation of a compressed import)
+ * @param {boolean} at.gzip     the object is known to be compressed, gzip or zstd (a continuation of a compressed import)
  * @param {(event: { position: number, reopens: number, error: string }) => void} onReopen
  */
 export async function openBytes(s3, config, { byte, end, etag, gzip }, onReopen) {
   const source = await openRawSource(s3, config, { start: gzip ? 0 : byte, end, etag, onReopen });
-  const input = await csvBytes(source.body, { skip: gzip ? byte : 0 });
+  const input = await decompressed(source.body, { skip: gzip ? byte : 0, where: sourceWhere(config) });
   return {
     source,
-    /** The CSV bytes. */
+    /** The file's records' bytes, decompressed. */
     body: input.body,
-    gzip: input.gzip,
+    compression: input.compression,
+    /** Compressed: bytes count in the decompressed stream, and it cannot be entered mid-way. */
+    gzip: input.compression !== undefined,
     close() {
       input.body.destroy();
       source.body.destroy();
