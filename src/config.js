@@ -19,7 +19,11 @@ import { ON_DEMAND_USD_PER_MILLION_WRITES } from './job/prices.js';
 /**
  * @typedef {object} ImportConfig
  * @property {string | undefined} bucket  source bucket (unset for a local file)
- * @property {string | undefined} key     source object key (unset for a local file)
+ * @property {string | undefined} key     source object key (unset for a local file); a key ending in manifest-summary.json imports that DynamoDB export's data files
+ * @property {string | undefined} prefix  import every object under this S3 key prefix, as one job (instead of key)
+ * @property {string[]} suffix          with prefix: only keys ending in one of these (none: every object)
+ * @property {number} maxObjects        with prefix or an export: most objects one job takes; more fail the job before it starts
+ * @property {boolean} fromRejects      the file is a rejects file (fixed): its three leading columns (line, reason, message) are skipped
  * @property {string | undefined} file    a local file to import instead of an S3 object (off Lambda only), absolute
  * @property {string | undefined} outputDir  where a local file's rejects and job status go (default: its directory)
  * @property {string | undefined} versionId  the object version to import (versioned buckets; an S3 event names it)
@@ -81,6 +85,10 @@ export const MAX_SHARDS = 1000;
 const OPTIONS = [
   { name: 'bucket', parse: optionalString },
   { name: 'key', parse: optionalString },
+  { name: 'prefix', parse: (raw, name) => (raw === undefined ? undefined : keyPrefixOrEmpty(raw, name)) },
+  { name: 'suffix', fallback: [], parse: suffixList },
+  { name: 'maxObjects', env: 'MAX_OBJECTS', fallback: 1000, parse: integerIn(1, MAX_SHARDS) },
+  { name: 'fromRejects', fallback: false, parse: boolean },
   { name: 'file', parse: localPath },
   { name: 'outputDir', parse: localPath },
   { name: 'versionId', parse: optionalString },
@@ -185,14 +193,22 @@ function checkTableAllowed(requested, configured, allowed) {
  * @param {Record<string, unknown>} config
  */
 function checkSource(config) {
+  if (config.prefix === undefined && /** @type {string[]} */ (config.suffix).length > 0) throw new ConfigError('suffix', config.suffix, 'filters the objects under a prefix: use it with "prefix"');
   if (config.file !== undefined) {
     if (runningInLambda()) throw new ConfigError('file', config.file, 'a Lambda imports from S3: name the object with "bucket" and "key"');
-    for (const name of ['bucket', 'key', 'versionId', 'etag']) {
+    for (const name of ['bucket', 'key', 'prefix', 'versionId', 'etag']) {
       if (config[name] !== undefined) throw new ConfigError(name, config[name], `an import of the local file ${config.file} reads no S3 object: leave ${name} out, or import s3://bucket/key instead of the file`);
     }
     return;
   }
   if (config.outputDir !== undefined) throw new ConfigError('outputDir', config.outputDir, 'only an import of a local file writes to a directory; an S3 import writes its rejects and status to the output bucket');
+  if (config.prefix !== undefined) {
+    if (config.bucket === undefined) throw new ConfigError('bucket', undefined, 'name the bucket whose prefix to import, e.g. {"bucket":"my-bucket","prefix":"imports/2026-11/"}');
+    for (const name of ['key', 'versionId', 'etag']) {
+      if (config[name] !== undefined) throw new ConfigError(name, config[name], `a job over the prefix "${config.prefix}" imports every object under it at its current version: leave ${name} out, or import one object with key instead of prefix`);
+    }
+    return;
+  }
   for (const name of ['bucket', 'key']) {
     if (config[name] === undefined) throw new ConfigError(name, undefined, 'name the S3 object to import with "bucket" and "key", e.g. {"bucket":"my-bucket","key":"imports/people.csv"}');
   }
@@ -223,6 +239,12 @@ function crossCheck(config) {
   }
   if (config.generateKey && config.mode === 'delete') {
     throw new ConfigError('generateKey', true, 'a delete names the keys of the items to delete: they come from the file, not generated; leave generateKey out');
+  }
+  if (config.shards > 1 && isCollection(config)) {
+    throw new ConfigError('shards', config.shards, `a job over ${config.prefix !== undefined ? 'a prefix' : 'an export'} runs one shard per object; to cut its large uncompressed objects too, use bytesPerShard instead`);
+  }
+  if (config.fromRejects && config.delimiter !== ',') {
+    throw new ConfigError('delimiter', config.delimiter, 'a rejects file is written with "," whatever the source\'s delimiter: leave delimiter out with fromRejects');
   }
   if (config.setSeparator === config.delimiter && Object.values(config.columnTypes).some((type) => SET_TYPES.has(type))) {
     throw new ConfigError('setSeparator', config.setSeparator, `must differ from the delimiter (${JSON.stringify(config.delimiter)}): a set cell would be cut into columns`);
@@ -272,6 +294,32 @@ function keyPrefix(raw, name) {
   }
   return raw;
 }
+
+/** An S3 key prefix: any text, "" for the whole bucket, but not starting with "/" (S3 keys rarely do). @param {unknown} raw @param {string} name */
+function keyPrefixOrEmpty(raw, name) {
+  if (typeof raw !== 'string' || raw.startsWith('/')) throw new ConfigError(name, raw, 'use the key prefix of the objects to import, without a leading "/", e.g. "imports/2026-11/" ("" for the whole bucket)');
+  return raw;
+}
+
+/** Key endings, as a list or separated by commas: ".csv,.csv.gz". @param {unknown} raw @param {string} name */
+function suffixList(raw, name) {
+  const list = typeof raw === 'string' ? raw.split(',').map((part) => part.trim()) : raw;
+  if (!Array.isArray(list) || list.some((part) => typeof part !== 'string' || part === '')) throw new ConfigError(name, raw, 'list key endings separated by commas, e.g. ".csv,.csv.gz"');
+  return list;
+}
+
+/**
+ * A job over many objects: every object under a prefix, or every data file of a DynamoDB export (its
+ * manifest-summary.json named as the key).
+ * @param {Pick<ImportConfig, 'prefix' | 'key'>} config
+ */
+export const isCollection = (config) => config.prefix !== undefined || (config.key !== undefined && isManifestSummary(config.key));
+
+/** @param {string} key */
+export const isManifestSummary = (key) => key === MANIFEST_SUMMARY || key.endsWith(`/${MANIFEST_SUMMARY}`);
+
+/** The file a DynamoDB export to S3 writes beside its data, naming them. */
+export const MANIFEST_SUMMARY = 'manifest-summary.json';
 
 /** @param {unknown} raw @param {string} name */
 function tableList(raw, name) {

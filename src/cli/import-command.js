@@ -8,7 +8,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import path from 'node:path';
 import { clientsFor } from '../clients.js';
-import { OPTION_VARIABLES, resolveConfig } from '../config.js';
+import { isCollection, OPTION_VARIABLES, resolveConfig } from '../config.js';
 import { ConfigError } from '../errors.js';
 import { runJob } from '../handler.js';
 import { outputStoreFor } from '../job/output-store.js';
@@ -80,7 +80,7 @@ export async function importCommand(source, flags, how) {
  */
 async function runWithView(payload, config, flags, how) {
   const where = sourceWhere(config);
-  const sharded = config.shards > 1 || config.bytesPerShard !== undefined;
+  const sharded = config.shards > 1 || config.bytesPerShard !== undefined || isCollection(config);
   const live = !flags.json && process.stdout.isTTY === true && !sharded;
   const view = live ? createLiveView({ stream: process.stdout, label: `${config.dryRun ? 'dry run: ' : ''}${path.basename(where)} → ${config.table}`, dryRun: config.dryRun }) : undefined;
   const say = view?.say ?? ((/** @type {string} */ text) => process.stderr.write(`${text}\n`));

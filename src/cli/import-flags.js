@@ -36,6 +36,9 @@ export const OPTION_FLAGS = [
   ['--shards', 'shards', 'n', 'cut the file into N byte ranges, each imported by its own worker process'],
   ['--bytes-per-shard', 'bytesPerShard', 'bytes', 'shard a file past N bytes, one shard per N bytes'],
   ['--version-id', 'versionId', 'id', 'the S3 object version to import (versioned buckets)'],
+  ['--suffix', 'suffix', 'list', 'with s3://bucket/prefix/: only keys ending so, e.g. .csv,.csv.gz'],
+  ['--max-objects', 'maxObjects', 'n', 'with a prefix or an export: most objects one job takes (default 1000)'],
+  ['--from-rejects', 'fromRejects', undefined, 'the file is a fixed rejects file: skip its line, reason and message columns'],
   ['--rejects-prefix', 'rejectsPrefix', 'prefix', 'where rejects files go (default rejects/)'],
   ['--status-prefix', 'statusPrefix', 'prefix', 'where job status goes (default _imports/)'],
   ['--output-dir', 'outputDir', 'dir', 'where a local file\'s rejects and status go (default: its directory)'],
@@ -75,17 +78,21 @@ export function payloadOf(source, flags, cwd = process.cwd()) {
 }
 
 /**
+ * s3://bucket/key is one object, s3://bucket/prefix/ (ending with "/") every object under the prefix, and
+ * anything else a local path.
  * @param {string} source @param {string} cwd
- * @returns {{ bucket: string, key: string } | { file: string }}
+ * @returns {{ bucket: string, key: string } | { bucket: string, prefix: string } | { file: string }}
  */
 export function sourceOf(source, cwd) {
   if (source.startsWith('s3://')) {
     const rest = source.slice('s3://'.length);
     const slash = rest.indexOf('/');
-    if (slash <= 0 || slash === rest.length - 1) {
-      throw new ConfigError('source', source, 'name an object as s3://bucket/key, e.g. s3://my-bucket/imports/people.csv');
+    if (slash <= 0) {
+      throw new ConfigError('source', source, 'name an object as s3://bucket/key, e.g. s3://my-bucket/imports/people.csv, or every object under a prefix as s3://my-bucket/imports/');
     }
-    return { bucket: rest.slice(0, slash), key: rest.slice(slash + 1) };
+    const bucket = rest.slice(0, slash);
+    const key = rest.slice(slash + 1);
+    return key === '' || key.endsWith('/') ? { bucket, prefix: key } : { bucket, key };
   }
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(source)) {
     throw new ConfigError('source', source, 'the source is s3://bucket/key or a path to a local file');

@@ -104,12 +104,16 @@ export function formatJobStatus(status, locate) {
   const n = (/** @type {number | undefined} */ value) => (value ?? 0).toLocaleString('en-US');
   const plan = status.plan;
   const of = plan ?? status.shards[0];
-  const source = of?.file ?? (of?.key === undefined ? undefined : `s3://${of.bucket}/${of.key}`);
-  const head = `job ${status.jobId}  ${source === undefined ? '' : `${source}  `}${status.total.state}  ${status.shards.length} shard${status.shards.length === 1 ? '' : 's'}${plan?.note ? `  (${plan.note})` : ''}`;
+  const name = plan?.prefix ?? of?.key;
+  const source = of?.file ?? (name === undefined ? undefined : `s3://${of?.bucket}/${name}`);
+  const objects = plan?.objects === undefined ? '' : `  ${plan.objects} object${plan.objects === 1 ? '' : 's'}`;
+  const head = `job ${status.jobId}  ${source === undefined ? '' : `${source}  `}${status.total.state}${objects}  ${status.shards.length} shard${status.shards.length === 1 ? '' : 's'}${plan?.note ? `  (${plan.note})` : ''}`;
   const rows = [['shard', 'state', 'rows read', 'written', 'rejected', 'rows/s', 'runner', 'rejects files / error']];
   for (const shard of status.shards) {
     const runner = shard.runner === undefined ? '' : 'pid' in shard.runner ? `pid ${shard.runner.pid}` : shard.runner.logStream;
-    const detail = shard.error ?? (shard.rejectsObjects ?? []).map(locate).join(' ');
+    // In a job over many objects, each shard's line names its object.
+    const object = plan?.shards[shard.shard]?.key;
+    const detail = shard.error ?? [...(object === undefined ? [] : [object]), ...(shard.rejectsObjects ?? []).map(locate)].join(' ');
     rows.push([String(shard.shard + 1), shard.state, n(shard.rowsRead), n(shard.written), n(shard.rejected), n(shard.rowsPerSecond), runner, detail]);
   }
   const t = status.total;

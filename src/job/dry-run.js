@@ -12,7 +12,8 @@ import { createKeyCount, EXACT_KEYS } from '../items/key-count.js';
 import { createWriteCost } from '../items/write-cost.js';
 import { createRecordParser } from '../records/csv-records.js';
 import { openBytes } from '../source/open-bytes.js';
-import { sourceFields, sourceId } from '../source/source-name.js';
+import { sourceFields, sourceId, sourceWhere } from '../source/source-name.js';
+import { isCollection } from '../config.js';
 import { checkKeyTypes, checkTable } from '../write/table-check.js';
 import { ConfigError } from '../errors.js';
 import { formatOf } from './row-stages.js';
@@ -30,6 +31,7 @@ const LINES_PER_REASON = 5;
  */
 export async function runDryRun(config, { clients, logger, stop }) {
   const started = performance.now();
+  if (isCollection(config)) throw new ConfigError('dryRun', true, `a dry run reads one object, and ${sourceWhere(config)} names a job over many: dry-run one of its objects (key), or import without dryRun`);
   if (config.mode === 'delete') throw new ConfigError('mode', config.mode, 'a dry run foresees the puts of a CSV file; a delete\'s cost is the size of the items it deletes, which the file does not hold: leave dryRun out');
   const table = await checkTable(clients.dynamodb, config);
   // As an import would: a table it would refuse (requirePitr) is refused, a warning is given.

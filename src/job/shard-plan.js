@@ -15,6 +15,11 @@ import { decideEncoding } from '../records/text-encoding.js';
  * @property {number} start  first byte
  * @property {number} end    one past the last byte
  * @property {number} line   lines of the file before `start`
+ * @property {string} [key]   the object, in a job over many (else the job's)
+ * @property {string} [etag]  its version, in a job over many
+ * @property {string[]} [header]  its header, when it is a range after the header of a CSV object in a job over many
+ * @property {import('../records/text-encoding.js').Encoding} [encoding]  likewise
+ * @property {import('../config.js').Format} [format]  its format, when the planner decided it (a range of a cut object)
  */
 
 /**
@@ -135,4 +140,34 @@ async function readHeader(bytes, delimiter, encoding, where) {
     return row.fields;
   }
   throw new HeaderError(`the header of ${where} cannot be read as one CSV record; fix the first line`);
+}
+
+/**
+ * Cuts a JSON Lines object (JSON Lines, DynamoDB JSON) into shards: a line is a record and JSON has no raw
+ * line break inside a value, so a shard may start after any LF. The object is read once, counting lines,
+ * so that each shard's rejects keep the file's line numbers.
+ * @param {AsyncIterable<Buffer>} body  the whole object, from byte 0
+ * @param {{ bytes: number, shards: number, where: string }} options
+ * @returns {Promise<{ shards: ShardRange[], note?: string }>}
+ */
+export async function planLineShards(body, { bytes, shards, where }) {
+  const targets = cutTargets(0, bytes, shards);
+  /** @type {ShardRange[]} */
+  const ranges = [{ index: 0, start: 0, end: bytes, line: 0 }];
+  let position = 0;
+  let lines = 0;
+  for await (const chunk of body) {
+    for (let at = chunk.indexOf(0x0a); at !== -1; at = chunk.indexOf(0x0a, at + 1)) {
+      lines++;
+      const next = position + at + 1;
+      if (targets.length === 0 || next < targets[0] || next >= bytes) continue;
+      ranges[ranges.length - 1].end = next;
+      ranges.push({ index: ranges.length, start: next, end: bytes, line: lines });
+      while (targets.length > 0 && targets[0] <= next) targets.shift();
+    }
+    position += chunk.length;
+  }
+  if (position !== bytes) throw new SourceError(`reading ${where} for the shard plan gave ${position} bytes, but the object has ${bytes}; run the job again`);
+  const note = ranges.length < shards ? `asked for ${shards} shards; the file has line breaks for ${ranges.length}` : undefined;
+  return { shards: ranges, ...(note === undefined ? {} : { note }) };
 }
