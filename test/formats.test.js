@@ -230,4 +230,39 @@ describe('formats beyond CSV', () => {
     // The last row of each key wins: keys 0-1999 appear twice (rows i and i + 4000).
     expect(items.filter((item) => Number(item.id.S.slice(1)) < 2_000).every((item) => Number(item.v.N) >= 4_000)).toBe(true);
   }, 120_000);
+
+  it('imports a fixed rejects file as it is (fromRejects): a CSV source\'s columns, a JSON source\'s lines, in shards', async () => {
+    const table = await createTable(local.dynamodb, { partition: { name: 'id', type: 'S' } });
+    // A ";" source: its rejects file is written with "," and its three columns first.
+    const rows = Array.from({ length: 3000 }, (_, i) => `r${i};name ${i}, with a comma;${i % 500 === 7 ? 'bad' : i}`);
+    await upload(local.s3, 'round-trip/people.csv', `id;name;n\n${rows.join('\n')}\n`);
+    const first = await importJob({ bucket: TEST_BUCKET, key: 'round-trip/people.csv', table, delimiter: ';', columnTypes: { n: 'N' } });
+    expect(first).toMatchObject({ rowsRead: 3000, written: 2994, rejected: 6 });
+    const rejects = (await readRejects(local.s3, first.rejectsObjects[0])).map((row) => row.map((cell) => (cell === 'bad' ? '7' : cell)));
+    // Fixed by hand in a spreadsheet: the bad numbers replaced, the file saved again as CSV.
+    const { csvLine } = await import('../src/observe/rejects.js');
+    await upload(local.s3, 'round-trip/fixed.csv', rejects.map(csvLine).join(''));
+    const again = await importJob({ bucket: TEST_BUCKET, key: 'round-trip/fixed.csv', table, columnTypes: { n: 'N' }, fromRejects: true, shards: 2, segmentMs: 100 });
+    expect(again).toMatchObject({ rowsRead: 6, written: 6, rejected: 0, balanced: true });
+    const items = await scanTable(local.env, table);
+    expect(items).toHaveLength(3000);
+    expect(items.find((item) => item.id.S === 'r7')).toEqual({ id: { S: 'r7' }, name: { S: 'name 7, with a comma' }, n: { N: '7' } });
+
+    // A JSON source's rejects file holds each line in its record column; imported with the source's format.
+    await upload(local.s3, 'round-trip/events.jsonl', ['{"id": "j1", "n": 1}', '{"id": "j2", "n": 2,}', '{"id": "j3", "tags": ["a", "a"]}'].join('\n'));
+    const json = await importJob({ bucket: TEST_BUCKET, key: 'round-trip/events.jsonl', table, columnTypes: { tags: 'SS' } });
+    expect(json).toMatchObject({ written: 1, rejected: 2 });
+    const jsonRejects = await readRejects(local.s3, json.rejectsObjects[0]);
+    expect(jsonRejects[0]).toEqual(['line', 'reason', 'message', 'record']);
+    const fixed = jsonRejects.map((row) => [...row.slice(0, 3), row[3].replace(', }', '}').replace(',}', '}').replace('["a", "a"]', '["a", "b"]')]);
+    await upload(local.s3, 'round-trip/events-fixed.csv', fixed.map(csvLine).join(''));
+    await expect(importJob({ bucket: TEST_BUCKET, key: 'round-trip/events-fixed.csv', table, fromRejects: true })).rejects.toThrow('is the rejects file of a JSON import (its one column is "record"): import it with format jsonl or dynamodb-json');
+    const jsonAgain = await importJob({ bucket: TEST_BUCKET, key: 'round-trip/events-fixed.csv', table, columnTypes: { tags: 'SS' }, fromRejects: true, format: 'jsonl' });
+    expect(jsonAgain).toMatchObject({ rowsRead: 2, written: 2, rejected: 0 });
+    expect((await scanTable(local.env, table)).find((item) => item.id.S === 'j3')).toEqual({ id: { S: 'j3' }, tags: { SS: ['a', 'b'] } });
+
+    // A file that is not a rejects file is refused, not read with its first three columns dropped.
+    await expect(importJob({ bucket: TEST_BUCKET, key: 'round-trip/people.csv', table, fromRejects: true })).rejects.toThrow('round-trip/people.csv is not a rejects file: its header does not start with line,reason,message');
+    expect(() => resolveConfig({ bucket: TEST_BUCKET, key: 'k', table, fromRejects: true, delimiter: ';' }, {})).toThrow('a rejects file is written with "," whatever the source\'s delimiter');
+  }, 120_000);
 });

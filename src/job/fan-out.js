@@ -22,6 +22,7 @@ import { checkHeader } from '../items/header.js';
 import { decideFormat } from '../records/format.js';
 import { compressionOf, peek } from '../source/compression.js';
 import { objectsOfJob } from '../source/job-objects.js';
+import { sourceHeaderOf } from '../records/rejects-file.js';
 
 /** @typedef {import('../config.js').ImportConfig} ImportConfig */
 /** @typedef {import('./job-status.js').JobPlan} JobPlan */
@@ -105,9 +106,10 @@ async function cutObject(body, { config, key, first, bytes, shards, where }) {
   const format = decideFormat(config.format, key, first);
   if (format !== 'csv' && !config.fromRejects) return { format, ...(await planLineShards(body, { bytes, shards, where })) };
   const planned = await planShards(body, { bytes, shards, delimiter: config.delimiter, encoding: config.encoding, where });
-  const header = planned.header.map((name) => name.trim());
-  checkHeader(config.fromRejects ? header.slice(3) : header, config);
-  return { format, shards: planned.shards, header: planned.header, encoding: planned.encoding, ...(planned.note === undefined ? {} : { note: planned.note }) };
+  // A rejects file's shards carry its source's header, as its segments read it (records/rejects-file.js).
+  const header = config.fromRejects ? sourceHeaderOf(planned.header.map((name) => name.trim()), where) : planned.header;
+  if (format === 'csv') checkHeader(header.map((name) => name.trim()), config);
+  return { format, shards: planned.shards, header, encoding: planned.encoding, ...(planned.note === undefined ? {} : { note: planned.note }) };
 }
 
 /**

@@ -9,6 +9,9 @@ import { createRecordParser } from '../records/csv-records.js';
 import { createLineParser } from '../records/json-lines.js';
 import { decideFormat } from '../records/format.js';
 import { peek } from '../source/compression.js';
+import { JSON_RECORD_COLUMN, REJECTS_COLUMNS, withoutRejectsColumns } from '../records/rejects-file.js';
+import { sourceWhere } from '../source/source-name.js';
+import { HeaderError } from '../errors.js';
 
 /**
  * The file's format: the one a checkpoint or shard carries, else decided once, at the file's start, from
@@ -32,6 +35,7 @@ export async function formatOf(config, start, body) {
  * @param {import('../items/json-item.js').TableKeys} options.keys
  */
 export function rowStages({ format, config, start, source, keys }) {
+  if (config.fromRejects) return rejectsFileStages({ format, config, start, source, keys });
   if (format !== 'csv') {
     return {
       records: createLineParser({ lineOffset: start.line, atFileStart: start.byte === 0 }),
@@ -49,5 +53,32 @@ export function rowStages({ format, config, start, source, keys }) {
     header: start.header,
     /** @param {string[]} fields */
     onHeader: (fields) => createItemBuilder(fields, config, source),
+  };
+}
+
+/**
+ * A fixed rejects file (fromRejects): CSV whatever the source was, its three leading columns dropped. A
+ * CSV source's columns are read as that source's; a JSON source's single `record` column is its line.
+ * @param {Parameters<typeof rowStages>[0]} options
+ */
+function rejectsFileStages({ format, config, start, source, keys }) {
+  const where = sourceWhere(config);
+  const csv = createRecordParser({ delimiter: ',', lineOffset: start.line, fieldCount: start.header === undefined ? undefined : start.header.length + REJECTS_COLUMNS.length, encoding: start.encoding ?? config.encoding, atFileStart: start.byte === 0 });
+  /** @param {string[]} header  the source's columns @returns {import('./read-rows.js').BuildItem} */
+  const builderFor = (header) => {
+    const names = header.map((name) => name.trim());
+    const holdsJson = names.length === 1 && names[0] === JSON_RECORD_COLUMN;
+    if (format === 'csv' && holdsJson && config.format === 'auto') {
+      throw new HeaderError(`${where} is the rejects file of a JSON import (its one column is "${JSON_RECORD_COLUMN}"): import it with format jsonl or dynamodb-json, as its source was (format csv to read it as a CSV column)`);
+    }
+    if (format === 'csv') return createItemBuilder(header, config, source);
+    if (!holdsJson) throw new HeaderError(`${where} has the columns of a CSV import's rejects, not the "${JSON_RECORD_COLUMN}" column of a JSON import's: import it with format csv`);
+    return createJsonItemBuilder(format, config, keys);
+  };
+  return {
+    records: withoutRejectsColumns(csv, { headerRead: start.header !== undefined, where }),
+    buildItem: start.header === undefined ? undefined : builderFor(start.header),
+    header: start.header,
+    onHeader: builderFor,
   };
 }
