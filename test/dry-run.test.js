@@ -184,6 +184,41 @@ describe('a dry run', () => {
     expect(real).toMatchObject({ rowsRead: 2, written: 1, rejectedByReason: { REJECTED_BY_TABLE: 1 }, balanced: true });
   });
 
+  it('dry-runs JSON Lines, DynamoDB JSON and deletes as it does CSV: each foresees what the import then does', async () => {
+    const table = await tableWithIndexes(local.dynamodb);
+    dropLater(table);
+    const jsonl = [
+      // id 3 + name 7 + country 9 + score 7 + nested 6 + (3 + 1 + "k" 1 + 1 (BOOL)) = 38 B
+      '{"id": "a", "name": "Ann", "country": "US", "score": 5, "nested": {"k": true}}',
+      '{"id": "b", "country": 7}', // byCountry types country S: refused
+      '{"id": "c", "score": "x"}', // byScore types score N: refused
+      '{"id": "d", "country": ""}', // an empty index key: refused
+      'not json',
+      '{"id": "e"}',
+    ].join('\n');
+    await upload(local.s3, 'dry/people.jsonl', jsonl);
+    const dynamodbJson = ['{"Item": {"id": {"S": "f"}, "score": {"N": "12"}, "ss": {"SS": ["x", "yy"]}}}', '{"Keys": {"id": {"S": "a"}}}', '{"Item": {"id": {"S": "g"}, "score": {"NULL": true}}}'].join('\n');
+    await upload(local.s3, 'dry/changes.json', dynamodbJson);
+    const run = async (/** @type {Record<string, unknown>} */ options) => runJob(options, resolveConfig(options, process.env), undefined, { log: quiet });
+    const base = { bucket: TEST_BUCKET, table };
+
+    const dry = /** @type {any} */ (await run({ ...base, key: 'dry/people.jsonl', dryRun: true }));
+    expect(dry).toMatchObject({ format: 'jsonl', rowsRead: 6, wouldWrite: 2, rejectedByReason: { REJECTED_BY_TABLE: 3, INVALID_JSON: 1 }, firstRejectedLines: { REJECTED_BY_TABLE: [2, 3, 4], INVALID_JSON: [5] }, itemBytes: { largest: 38 }, balanced: true });
+    expect(dry.writeCapacity.indexes).toEqual(expect.arrayContaining([{ name: 'byCountry', kind: 'global', items: 1, wcu: 1 }, { name: 'byScore', kind: 'global', items: 1, wcu: 1 }]));
+    const real = /** @type {any} */ (await run({ ...base, key: 'dry/people.jsonl' }));
+    expect(real).toMatchObject({ rowsRead: 6, written: 2, rejectedByReason: { REJECTED_BY_TABLE: 3, INVALID_JSON: 1 } });
+
+    const dryChanges = /** @type {any} */ (await run({ ...base, key: 'dry/changes.json', dryRun: true }));
+    expect(dryChanges).toMatchObject({ format: 'dynamodb-json', rowsRead: 3, wouldWrite: 2, rejectedByReason: { REJECTED_BY_TABLE: 1 }, firstRejectedLines: { REJECTED_BY_TABLE: [3] } });
+
+    // A delete: 1 WCU per key at least, and said so; nothing deleted by the dry run.
+    await upload(local.s3, 'dry/gone.csv', 'id\na\nb\n\n');
+    const dryDelete = /** @type {any} */ (await run({ ...base, key: 'dry/gone.csv', mode: 'delete', dryRun: true }));
+    expect(dryDelete).toMatchObject({ mode: 'delete', rowsRead: 2, wouldWrite: 2, writeCapacity: { table: 2, total: 2 } });
+    expect(dryDelete.deleteNote).toContain('at least');
+    expect((await scanAll(local.dynamodb, table)).map((item) => item.id.S).sort()).toEqual(['a', 'e']);
+  });
+
   it('foresees the rows an index refuses (a key of another type, or too long, with or without its other key) and counts no index the file has no key for', async () => {
     const table = `t-${randomUUID()}`;
     await local.dynamodb.send(

@@ -2,9 +2,7 @@
  * An item's size as DynamoDB counts it against its 400 KB limit.
  */
 
-import { attributeBytes, base64Bytes } from './attribute-values.js';
-import { wireAs } from './json-values.js';
-import { numberBytes } from './numbers.js';
+import { attributeBytes } from './attribute-values.js';
 
 /** DynamoDB's largest item. */
 export const MAX_ITEM_BYTES = 400 * 1024;
@@ -21,34 +19,4 @@ export function itemBytes(item) {
   let bytes = 0;
   for (const name in item) bytes += Buffer.byteLength(name) + attributeBytes(item[name]);
   return bytes;
-}
-
-/**
- * A CSV cell's bytes as DynamoDB counts them, from its column type and its text as written (a cell the
- * item builder accepted): a string its UTF-8 bytes, a number one byte per two significant digits plus
- * one, a boolean one, a binary its decoded bytes, a set its members', a map or list as attributeBytes counts it.
- * @param {import('../config.js').ColumnType} type
- * @param {string} text
- * @param {string} separator  the setSeparator, for SS, NS and BS
- */
-export function valueBytes(type, text, separator) {
-  switch (type) {
-    case 'S':
-      return Buffer.byteLength(text);
-    case 'N':
-      return numberBytes(text);
-    case 'BOOL':
-      return 1;
-    case 'B':
-      return base64Bytes(text);
-    case 'SS':
-    case 'NS':
-    case 'BS': {
-      const count = type === 'SS' ? Buffer.byteLength : type === 'NS' ? numberBytes : base64Bytes;
-      return text.split(separator).reduce((sum, member) => sum + count(member), 0);
-    }
-    default:
-      // M and L: their wire form, as the builder writes it (parsed a second time: the dry run's cost only).
-      return attributeBytes(JSON.parse(wireAs(type, text, 'a cell', 0, separator)));
-  }
 }

@@ -7,16 +7,14 @@
  */
 import { countRejection, createStats, round } from '../observe/counters.js';
 import { startThroughputLog } from '../observe/throughput.js';
-import { createItemBuilder } from '../items/item-builder.js';
 import { createKeyCount, EXACT_KEYS } from '../items/key-count.js';
 import { createWriteCost } from '../items/write-cost.js';
-import { createRecordParser } from '../records/csv-records.js';
 import { openBytes } from '../source/open-bytes.js';
 import { sourceFields, sourceId, sourceWhere } from '../source/source-name.js';
 import { isCollection } from '../config.js';
-import { checkKeyTypes, checkTable } from '../write/table-check.js';
+import { checkKeyTypes, checkTable, tableKeysOf } from '../write/table-check.js';
 import { ConfigError } from '../errors.js';
-import { formatOf } from './row-stages.js';
+import { formatOf, rowStages } from './row-stages.js';
 import { ceilingOf, checkRecoverable, tableFacts } from '../write/table-facts.js';
 import { jobIdFor, segmentStart } from './checkpoint.js';
 import { IMPORT_FROM_S3_USD_PER_GB, NEW_ON_DEMAND_WRITES_PER_SECOND, ON_DEMAND_USD_PER_MILLION_WRITES, PRICES_READ_ON } from './prices.js';
@@ -32,7 +30,6 @@ const LINES_PER_REASON = 5;
 export async function runDryRun(config, { clients, logger, stop }) {
   const started = performance.now();
   if (isCollection(config)) throw new ConfigError('dryRun', true, `a dry run reads one object, and ${sourceWhere(config)} names a job over many: dry-run one of its objects (key), or import without dryRun`);
-  if (config.mode === 'delete') throw new ConfigError('mode', config.mode, 'a dry run foresees the puts of a CSV file; a delete\'s cost is the size of the items it deletes, which the file does not hold: leave dryRun out');
   const table = await checkTable(clients.dynamodb, config);
   // As an import would: a table it would refuse (requirePitr) is refused, a warning is given.
   const facts = tableFacts(table);
@@ -40,11 +37,9 @@ export async function runDryRun(config, { clients, logger, stop }) {
   const start = segmentStart({ checkpoint: undefined, shard: undefined, etag: config.etag });
   const input = await openBytes(clients.s3, config, start, (event) => logger.warn('source re-opened', { ...event }));
   const { format, body } = await formatOf(config, start, input.body);
-  if (format !== 'csv') {
-    input.close();
-    throw new ConfigError('dryRun', true, `the dry run reads CSV files for now, and this is a ${format} file: import it without dryRun (a first import into a scratch table shows its rejects and WCU)`);
-  }
-  checkKeyTypes(table, config);
+  if (format === 'csv') checkKeyTypes(table, config);
+  // The same records and items stages as an import's, so that the dry run rejects what the import would.
+  const stages = rowStages({ format, config, start, source: input.source, keys: tableKeysOf(table) });
   const jobId = jobIdFor(sourceId(config), input.source.etag, config.table);
   const totalBytes = input.gzip ? undefined : input.source.contentLength;
   const stats = createStats();
@@ -53,12 +48,10 @@ export async function runDryRun(config, { clients, logger, stop }) {
   const rejectLines = Object.create(null);
   let itemBytes = 0;
   let largestItem = 0;
-  /** @type {ReturnType<typeof createWriteCost> | undefined} */
-  let cost;
-  /** @type {number[]} */
-  let indexWcu = [];
-  /** @type {number[]} */
-  let indexItems = [];
+  const cost = createWriteCost(table);
+  const indexWcu = cost.indexes.map(() => 0);
+  const indexItems = cost.indexes.map(() => 0);
+  const deletes = config.mode === 'delete';
 
   /** @param {{ reason: string, message: string }} problem @param {number} line */
   function reject(problem, line) {
@@ -68,22 +61,16 @@ export async function runDryRun(config, { clients, logger, stop }) {
   }
 
   const throughput = startThroughputLog(stats, (line) => logger.info('throughput', { jobId, dryRun: true, ...line, bytes: totalBytes }), config.logIntervalMs);
-  const records = createRecordParser({ delimiter: config.delimiter, encoding: config.encoding, atFileStart: true });
   let reading;
   try {
     reading = await readRows({
       body,
-      records,
-      buildItem: undefined,
-      onHeader(fields) {
-        const header = fields.map((name) => name.trim());
-        cost = createWriteCost(header, config, table);
-        indexWcu = cost.indexes.map(() => 0);
-        indexItems = cost.indexes.map(() => 0);
-        return createItemBuilder(fields, config, input.source);
-      },
+      records: stages.records,
+      buildItem: stages.buildItem,
+      onHeader: stages.onHeader,
       pass(entry) {
-        const row = /** @type {NonNullable<typeof cost>} */ (cost).costOf(entry.fields, indexWcu, indexItems);
+        // A delete's cost is the size of the item it deletes, which the file does not hold: one unit at least.
+        const row = deletes ? { itemBytes: 0, wcu: 1, refused: undefined } : cost.costOf(JSON.parse(entry.json), indexWcu, indexItems);
         if (row.refused !== undefined) {
           reject({ reason: 'REJECTED_BY_TABLE', message: row.refused }, entry.line);
           return undefined;
@@ -106,8 +93,8 @@ export async function runDryRun(config, { clients, logger, stop }) {
     throughput.stop();
   }
 
-  const indexes = (cost?.indexes ?? []).map((index, x) => ({ name: index.name, kind: index.kind, items: indexItems[x], wcu: indexWcu[x], ceiling: index.writeCeiling }));
-  const report = dryRunReport({ config, table, facts, pointInTimeRecovery, complete: !reading.stoppedEarly, jobId, stats, keys: keys.result(), rejectLines, itemBytes, largestItem, indexes, bytesRead: stats.byte, seconds: (performance.now() - started) / 1000 });
+  const indexes = cost.indexes.map((index, x) => ({ name: index.name, kind: index.kind, items: indexItems[x], wcu: indexWcu[x], ceiling: index.writeCeiling }));
+  const report = dryRunReport({ config, table, facts, pointInTimeRecovery, complete: !reading.stoppedEarly, jobId, format, stats, keys: keys.result(), rejectLines, itemBytes, largestItem, indexes, bytesRead: stats.byte, seconds: (performance.now() - started) / 1000 });
   logger.info('dry run', report);
   return report;
 }
@@ -120,6 +107,7 @@ export async function runDryRun(config, { clients, logger, stop }) {
  * @param {boolean | undefined} figures.pointInTimeRecovery  undefined: it cannot be told
  * @param {boolean} figures.complete  false: stopped before the end of the file, the figures cover what was read
  * @param {string} figures.jobId
+ * @param {import('../config.js').Format} figures.format
  * @param {import('../observe/counters.js').Stats} figures.stats  `written`: rows that would be written; `wcu`: the table's
  * @param {{ distinct: number, exact: boolean }} figures.keys
  * @param {Record<string, number[]>} figures.rejectLines
@@ -136,7 +124,7 @@ export function dryRunReport(figures) {
 }
 
 /** @param {Parameters<typeof dryRunReport>[0]} figures */
-function reportOf({ config, table, facts, pointInTimeRecovery, complete, jobId, stats, keys, rejectLines, itemBytes, largestItem, indexes, bytesRead, seconds }) {
+function reportOf({ config, table, facts, pointInTimeRecovery, complete, jobId, format, stats, keys, rejectLines, itemBytes, largestItem, indexes, bytesRead, seconds }) {
   const rows = stats.written;
   // Local indexes live in the table's partitions and draw on its capacity; global ones have their own.
   const tableWcu = stats.wcu + indexes.filter((index) => index.kind === 'local').reduce((sum, index) => sum + index.wcu, 0);
@@ -158,6 +146,10 @@ function reportOf({ config, table, facts, pointInTimeRecovery, complete, jobId, 
     jobId,
     ...sourceFields(config),
     table: config.table,
+    format,
+    mode: config.mode,
+    // A delete's write capacity is the deleted item's size, which the file does not hold: at least one unit each, and index writes unknown.
+    ...(config.mode === 'delete' ? { deleteNote: 'a delete costs the size of the item it deletes, which the file does not hold: write capacity, cost and time are each at least what is shown (1 WCU per key), index writes are not counted' } : {}),
     rowsRead: stats.rowsRead,
     wouldWrite: rows,
     wouldReject: stats.rejected,
