@@ -84,6 +84,10 @@ function stackFor(params, { service, stage, region }) {
       Action: ['s3:ListBucket'],
       Resource: [s3Arn(output)],
     },
+    // A job over a prefix lists the objects under it: in the user's bucket, under sourcePrefix only.
+    ...(source === output
+      ? []
+      : [{ Effect: 'Allow', Action: ['s3:ListBucket'], Resource: [s3Arn(source)], ...(sourcePrefix === '' ? {} : { Condition: { StringLike: { 's3:prefix': [`${sourcePrefix}*`] } } }) }]),
     ...(p.sourceKmsKey === '' ? [] : [{ Effect: 'Allow', Action: ['kms:Decrypt'], Resource: p.sourceKmsKey }]),
     {
       Effect: 'Allow',

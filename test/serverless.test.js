@@ -152,6 +152,9 @@ describe('sls package, in each mode', () => {
     expect(resourcesFor(existing, 'dynamodb:DescribeTable')).toEqual(['arn:{AWS::Partition}:dynamodb:{AWS::Region}:{AWS::AccountId}:table/Orders']);
     expect(resourcesFor(existing, 'dynamodb:DescribeContinuousBackups')).toEqual(['arn:{AWS::Partition}:dynamodb:{AWS::Region}:{AWS::AccountId}:table/Orders']);
     expect(resourcesFor(existing, 's3:GetObject')).toEqual(['arn:{AWS::Partition}:s3:::acme-exports/orders/*', 'arn:{AWS::Partition}:s3:::csv-import-dev-us-east-1-output/_imports/*']);
+    // A job over a prefix lists the user's bucket, under the source prefix only.
+    const listing = statementsOf(existing).find((/** @type {any} */ s) => [s.Action].flat().includes('s3:ListBucket') && arnText([s.Resource].flat()[0]).endsWith(':::acme-exports'));
+    expect(listing.Condition).toEqual({ StringLike: { 's3:prefix': ['orders/*'] } });
     // Nothing of the user's bucket is written.
     expect(resourcesFor(existing, 's3:PutObject').every((arn) => arn.includes(':::csv-import-dev-us-east-1-output/'))).toBe(true);
     expect(resourcesFor(existing, 'kms:Decrypt')).toEqual([MODES['existing table and bucket'].sourceKmsKey]);
