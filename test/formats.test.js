@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { runJob } from '../src/handler.js';
 import { resolveConfig } from '../src/config.js';
 import { scanTable } from './oracle/differential.js';
-import { normalizeNumber } from './oracle/oracle.js';
+import { canonicalItem as canonical } from './oracle/oracle.js';
 import { createTable, readRejects, TEST_BUCKET, upload, useLocalServers } from './support/local.js';
 
 const quiet = { info() {}, warn() {}, error() {} };
@@ -17,25 +17,6 @@ const quiet = { info() {}, warn() {}, error() {} };
 /** A table's items keyed by their `id` (and `sk`), as wire JSON, to compare two tables. @param {Array<Record<string, any>>} items */
 const byKey = (items) => new Map(items.map((item) => [JSON.stringify([item.id, item.sk]), canonical(item)]));
 
-/**
- * The item with every map's members in name order, every set's in sorted order and numbers normalized:
- * DynamoDB keeps no order, and may give a number back written otherwise (`2.50` as `2.5`).
- * @param {any} value @returns {any}
- */
-function canonical(value) {
-  if (Array.isArray(value)) return value.map(canonical);
-  if (value === null || typeof value !== 'object') return value;
-  // No prototype: an attribute named __proto__ is kept as a member, not taken for the prototype.
-  /** @type {Record<string, any>} */
-  const out = Object.create(null);
-  for (const name of Object.keys(value).sort()) {
-    const member = value[name];
-    if (name === 'N' && typeof member === 'string') out[name] = normalizeNumber(member);
-    else if (name === 'NS' && Array.isArray(member)) out[name] = member.map(normalizeNumber).sort();
-    else out[name] = (name === 'SS' || name === 'BS') && Array.isArray(member) ? [...member].sort() : canonical(member);
-  }
-  return out;
-}
 
 describe('formats beyond CSV', () => {
   const local = useLocalServers();

@@ -11,25 +11,11 @@ import { runJob } from '../../src/handler.js';
 import { resolveConfig } from '../../src/config.js';
 import { expectedChanges } from './changes-oracle.js';
 import { scanTable } from './differential.js';
-import { normalizeNumber } from './oracle.js';
+import { canonicalItem as canonical } from './oracle.js';
 import { createTable, readRejects, TEST_BUCKET, upload, useLocalServers } from '../support/local.js';
 
 const quiet = { info() {}, warn() {}, error() {} };
 
-/** An item with numbers by value and sets in order: DynamoDB keeps neither the text nor the order. @param {any} value @returns {any} */
-function canonical(value) {
-  if (Array.isArray(value)) return value.map(canonical);
-  if (value === null || typeof value !== 'object') return value;
-  /** @type {Record<string, any>} */
-  const out = Object.create(null);
-  for (const name of Object.keys(value).sort()) {
-    const member = value[name];
-    if (name === 'N' && typeof member === 'string') out[name] = normalizeNumber(member);
-    else if (name === 'NS' && Array.isArray(member)) out[name] = member.map(normalizeNumber).sort();
-    else out[name] = name === 'SS' && Array.isArray(member) ? [...member].sort() : canonical(member);
-  }
-  return out;
-}
 
 const key = fc.constantFrom('k0', 'k1', 'k2', 'k3', 'k4').map((id) => ({ id: { S: id } }));
 const number = fc.oneof(fc.integer({ min: -1000, max: 1000 }).map(String), fc.constantFrom('1.50', '12345678901234567890123', '-0', '1E+3', '0.001'));

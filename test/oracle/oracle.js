@@ -663,3 +663,23 @@ export function itemText(item) {
     .map((name) => `${JSON.stringify(name)}:${JSON.stringify(attribute(item, name))}`);
   return `{${parts.join(',')}}`;
 }
+
+/**
+ * The item with every map's members in name order, every set's in sorted order and numbers normalized:
+ * DynamoDB keeps no order, and may give a number back written otherwise (`2.50` as `2.5`).
+ * @param {any} value @returns {any}
+ */
+export function canonicalItem(value) {
+  if (Array.isArray(value)) return value.map(canonicalItem);
+  if (value === null || typeof value !== 'object') return value;
+  // No prototype: an attribute named __proto__ is kept as a member, not taken for the prototype.
+  /** @type {Record<string, any>} */
+  const out = Object.create(null);
+  for (const name of Object.keys(value).sort()) {
+    const member = value[name];
+    if (name === 'N' && typeof member === 'string') out[name] = normalizeNumber(member);
+    else if (name === 'NS' && Array.isArray(member)) out[name] = member.map(normalizeNumber).sort();
+    else out[name] = (name === 'SS' || name === 'BS') && Array.isArray(member) ? [...member].sort() : canonicalItem(member);
+  }
+  return out;
+}
