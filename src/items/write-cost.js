@@ -12,8 +12,9 @@
  * for storage.
  */
 import { ceilingOf } from '../write/table-facts.js';
+import { tableKeysOf } from '../write/table-check.js';
 import { attributeBytes, keyValueOf } from './attribute-values.js';
-import { MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES } from './item-size.js';
+import { itemBytes as sizeOf, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES } from './item-size.js';
 
 /**
  * One secondary index, as the cost of an item needs it.
@@ -30,7 +31,8 @@ import { MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES } from './item-size.js';
  */
 export function createWriteCost(table) {
   const typeOf = new Map((table.AttributeDefinitions ?? []).map((d) => [d.AttributeName, d.AttributeType]));
-  const tableKeys = (table.KeySchema ?? []).map((k) => /** @type {string} */ (k.AttributeName));
+  const { partition, sort } = tableKeysOf(table);
+  const tableKeys = sort === undefined ? [partition.name] : [partition.name, sort.name];
 
   /** @type {IndexCost[]} */
   const indexes = [
@@ -55,8 +57,7 @@ export function createWriteCost(table) {
    * @returns {{ itemBytes: number, wcu: number, refused: string | undefined }}  refused: why DynamoDB would refuse the item
    */
   function costOf(item, indexWcu, indexItems) {
-    let itemBytes = 0;
-    for (const name in item) itemBytes += Buffer.byteLength(name) + attributeBytes(item[name]);
+    const itemBytes = sizeOf(item);
     for (const index of indexes) {
       for (const key of index.keys) {
         const value = item[key.name];

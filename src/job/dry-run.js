@@ -148,7 +148,6 @@ function reportOf({ config, table, facts, pointInTimeRecovery, complete, jobId, 
     table: config.table,
     format,
     mode: config.mode,
-    // A delete's write capacity is the deleted item's size, which the file does not hold: at least one unit each, and index writes unknown.
     ...(config.mode === 'delete' ? { deleteNote: 'a delete costs the size of the item it deletes, which the file does not hold: write capacity, cost and time are each at least what is shown (1 WCU per key), index writes are not counted' } : {}),
     rowsRead: stats.rowsRead,
     wouldWrite: rows,

@@ -62,20 +62,15 @@ export async function planJob(config, s3, store) {
   const where = sourceWhere(config);
   const source = await openRawSource(s3, config, { etag: config.etag });
   const jobId = jobIdFor(sourceId(config), source.etag, config.table);
-  /** @type {JobPlan | undefined} */
-  const existing = await store.getJson(planKey(config.statusPrefix, jobId));
-  if (existing !== undefined && (await keepPlan(existing, config, store))) {
+  const existing = await planToKeep(config, store, jobId);
+  const { wanted, capped } = shardCountFor(config, source.contentLength);
+  if (existing !== undefined || wanted <= 1) {
     source.body.destroy();
     return existing;
   }
-  const { wanted, capped } = shardCountFor(config, source.contentLength);
-  const { first, body } = await peek(source.body, 4);
-  // A compressed stream cannot be entered mid-way: the job runs as one import, whose summary says so.
-  if (wanted <= 1 || compressionOf(first) !== undefined) {
-    body.destroy();
-    return undefined;
-  }
-  const cut = await cutObject(body, { config, key: config.key ?? config.file ?? '', first, bytes: source.contentLength, shards: wanted, where });
+  // A compressed file cannot be cut: the job runs as one import, whose summary says so.
+  const cut = await cutObject(source.body, { config, key: config.key ?? config.file ?? '', bytes: source.contentLength, shards: wanted, where });
+  if (cut === undefined) return undefined;
   const note = [capped, cut.note].filter((part) => part !== undefined).join('; ');
   /** @type {JobPlan} */
   const plan = {
@@ -96,13 +91,30 @@ export async function planJob(config, s3, store) {
 }
 
 /**
- * Cuts one uncompressed object into ranges on record boundaries: a CSV object after its header (checked
- * here, as a segment checks it: a file of a header and no rows has no shard to do so), a JSON one after any LF.
- * @param {import('node:stream').Readable} body  the object from byte 0
- * @param {{ config: Readonly<ImportConfig>, key: string, first: Buffer | undefined, bytes: number, shards: number, where: string }} options
- * @returns {Promise<{ format: import('../config.js').Format, shards: ShardRange[], header?: string[], encoding?: import('../records/text-encoding.js').Encoding, note?: string }>}
+ * The plan a run of this job left, if this run goes on with it (keepPlan).
+ * @param {Readonly<ImportConfig>} config @param {import('./output-store.js').OutputStore} store @param {string} jobId
+ * @returns {Promise<JobPlan | undefined>}
  */
-async function cutObject(body, { config, key, first, bytes, shards, where }) {
+async function planToKeep(config, store, jobId) {
+  /** @type {JobPlan | undefined} */
+  const existing = await store.getJson(planKey(config.statusPrefix, jobId));
+  return existing !== undefined && (await keepPlan(existing, config, store)) ? existing : undefined;
+}
+
+/**
+ * Cuts one object into ranges on record boundaries: a CSV object after its header (checked here, as a
+ * segment checks it: a file of a header and no rows has no shard to do so), a JSON one after any LF.
+ * Undefined for a compressed object, which cannot be entered mid-way.
+ * @param {import('node:stream').Readable} raw  the object as stored, from byte 0
+ * @param {{ config: Readonly<ImportConfig>, key: string, bytes: number, shards: number, where: string }} options
+ * @returns {Promise<{ format: import('../config.js').Format, shards: ShardRange[], header?: string[], encoding?: import('../records/text-encoding.js').Encoding, note?: string } | undefined>}
+ */
+async function cutObject(raw, { config, key, bytes, shards, where }) {
+  const { first, body } = await peek(raw, 4);
+  if (compressionOf(first) !== undefined) {
+    body.destroy();
+    return undefined;
+  }
   const format = decideFormat(config.format, key, first);
   if (format !== 'csv' && !config.fromRejects) return { format, ...(await planLineShards(body, { bytes, shards, where })) };
   const planned = await planShards(body, { bytes, shards, delimiter: config.delimiter, encoding: config.encoding, where });
@@ -123,9 +135,8 @@ async function cutObject(body, { config, key, first, bytes, shards, where }) {
 async function planCollection(config, s3, store) {
   const found = await objectsOfJob(s3, config);
   const jobId = jobIdFor(sourceId(config), found.version, config.table);
-  /** @type {JobPlan | undefined} */
-  const existing = await store.getJson(planKey(config.statusPrefix, jobId));
-  if (existing !== undefined && (await keepPlan(existing, config, store))) return existing;
+  const existing = await planToKeep(config, store, jobId);
+  if (existing !== undefined) return existing;
   /** @type {ShardRange[]} */
   const shards = [];
   const notes = [...found.notes];
@@ -136,15 +147,13 @@ async function planCollection(config, s3, store) {
       shards.push({ index: shards.length, ...whole });
       continue;
     }
-    const where = `s3://${config.bucket}/${object.key}`;
-    const source = await openRawSource(s3, { ...config, key: object.key, versionId: undefined }, { etag: object.etag });
-    const { first, body } = await peek(source.body, 4);
-    if (compressionOf(first) !== undefined) {
-      body.destroy();
+    const ofObject = { ...config, key: object.key, versionId: undefined };
+    const source = await openRawSource(s3, ofObject, { etag: object.etag });
+    const cut = await cutObject(source.body, { config, key: object.key, bytes: object.bytes, shards: wanted, where: sourceWhere(ofObject) });
+    if (cut === undefined) {
       shards.push({ index: shards.length, ...whole });
       continue;
     }
-    const cut = await cutObject(body, { config, key: object.key, first, bytes: object.bytes, shards: wanted, where });
     for (const range of cut.shards) {
       // A range after the object's start carries what its start says: a CSV object's header and encoding (a JSON one's header is empty).
       const after = range.start === 0 ? {} : { header: cut.header ?? [], ...(cut.encoding === undefined ? {} : { encoding: cut.encoding }) };
@@ -223,18 +232,18 @@ export function shardPayloads(payload, plan, maxWcu, atOnce = plan.shards.length
   const count = plan.shards.length;
   const share = maxWcu === undefined ? undefined : Math.max(1, Math.floor(maxWcu / Math.min(count, atOnce)));
   return plan.shards.map((range) => {
-    // A shard of a job over many names its object; its range from the object's start reads its own header.
-    const ownObject = range.key !== undefined;
-    const header = ownObject ? range.header : plan.header;
-    const encoding = ownObject ? range.encoding : plan.encoding;
+    // A range after its object's start carries the header read there (its own, in a job over many objects);
+    // a range from the start reads its own. A shard of a job over many names its object.
+    const header = range.start > 0 ? (range.header ?? plan.header) : undefined;
+    const encoding = range.encoding ?? plan.encoding;
     const format = range.format ?? plan.format;
     return {
       ...common,
-      ...(ownObject ? { key: range.key } : {}),
+      ...(range.key === undefined ? {} : { key: range.key }),
       ...(share === undefined ? {} : { maxWcu: share }),
       shard: {
         jobId: plan.jobId, etag: range.etag ?? plan.etag, index: range.index, count, start: range.start, end: range.end, line: range.line,
-        ...(header === undefined || (range.start === 0 && header.length === 0) ? {} : { header }),
+        ...(header === undefined ? {} : { header }),
         ...(encoding === undefined ? {} : { encoding }),
         ...(format === undefined ? {} : { format }),
       },
@@ -261,8 +270,7 @@ export async function runShardedJob(payload, config, { clients, logger, function
   const plan = await planJob(config, clients.s3, store);
   if (plan === undefined) return undefined;
   const status = await readJobStatus(store, config.statusPrefix, plan.jobId, plan);
-  const local = config.continuation !== 'invoke';
-  const atOnce = local && plan.objects !== undefined ? LOCAL_WORKERS_AT_ONCE : plan.shards.length;
+  const atOnce = config.continuation !== 'invoke' && plan.objects !== undefined ? LOCAL_WORKERS_AT_ONCE : plan.shards.length;
   const payloads = shardPayloads(payload, plan, config.maxWcu, atOnce);
   // Shards done, and shards alive and running (their status updated within their heartbeat), are left alone.
   const todo = payloads.filter((_, index) => status?.shards[index]?.state !== 'done' && status?.shards[index]?.state !== 'running');

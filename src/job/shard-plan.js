@@ -53,10 +53,8 @@ export async function planShards(body, { bytes, shards, delimiter, encoding = 'a
   let headBytes = 0;
   /** @type {{ byte: number, lines: number } | undefined} */
   let headerEnd;
-  /** @type {ShardRange[]} */
-  const ranges = [];
-  /** @type {number[]} */
-  let targets = [];
+  /** @type {ReturnType<typeof createCuts> | undefined} */
+  let cuts;
 
   const scanner = createRecordScanner({
     delimiter,
@@ -66,15 +64,10 @@ export async function planShards(body, { bytes, shards, delimiter, encoding = 'a
         // csv-parse skips empty lines before the header: the header ends at the first non-empty record.
         if (/^[\r\n]*$/.test(headText(Buffer.concat(head).subarray(0, boundary.byte), encoding))) return false;
         headerEnd = boundary;
-        targets = cutTargets(boundary.byte, bytes, shards);
-        ranges.push({ index: 0, start: boundary.byte, end: bytes, line: boundary.lines });
-        return targets.length === 0;
+        cuts = createCuts({ start: boundary.byte, line: boundary.lines, bytes, shards });
+        return cuts.done();
       }
-      if (boundary.byte < targets[0] || boundary.byte >= bytes) return false;
-      ranges[ranges.length - 1].end = boundary.byte;
-      ranges.push({ index: ranges.length, start: boundary.byte, end: bytes, line: boundary.lines });
-      while (targets.length > 0 && targets[0] <= boundary.byte) targets.shift();
-      return targets.length === 0;
+      return /** @type {ReturnType<typeof createCuts>} */ (cuts).at(boundary.byte, boundary.lines);
     },
   });
 
@@ -95,23 +88,42 @@ export async function planShards(body, { bytes, shards, delimiter, encoding = 'a
   // The scanner decided the encoding from the file's first bytes, as the first segment would.
   const decided = /** @type {import('../records/text-encoding.js').Encoding} */ (scanner.encoding());
   const header = await readHeader(headerBytes, delimiter, decided, where);
-  if (headerEnd === undefined) {
+  if (cuts === undefined) {
     // The header is the whole file (no line break after it): no rows, one empty shard.
     return { header, encoding: decided, shards: [], bytes, note: 'the file holds a header and no rows' };
   }
-  const planned = ranges.filter((range) => range.end > range.start).map((range, index) => ({ ...range, index }));
+  const planned = cuts.ranges.filter((range) => range.end > range.start).map((range, index) => ({ ...range, index }));
   const note = planned.length < shards ? `asked for ${shards} shards; the file has record boundaries for ${planned.length}` : undefined;
   return { header, encoding: decided, shards: planned, bytes, ...(note === undefined ? {} : { note }) };
 }
 
 /**
- * Where shards 1..n-1 should start at the earliest: n equal slices of the bytes after the header.
- * @param {number} headerEnd @param {number} bytes @param {number} shards
+ * Ranges from `start` to the object's end, cut at the first record boundary at or past each of n equal
+ * slices of those bytes (CSV's after its header, JSON's after any line break).
+ * @param {{ start: number, line: number, bytes: number, shards: number }} options  line: lines before `start`
  */
-function cutTargets(headerEnd, bytes, shards) {
+function createCuts({ start, line, bytes, shards }) {
+  /** Where shards 1..n-1 should start at the earliest. */
   const targets = [];
-  for (let k = 1; k < shards; k++) targets.push(headerEnd + Math.ceil(((bytes - headerEnd) * k) / shards));
-  return targets;
+  for (let k = 1; k < shards; k++) targets.push(start + Math.ceil(((bytes - start) * k) / shards));
+  /** @type {ShardRange[]} */
+  const ranges = [{ index: 0, start, end: bytes, line }];
+  const done = () => targets.length === 0;
+  return {
+    ranges,
+    done,
+    /**
+     * A record boundary: a new range starts there if it is past the next target. True once every cut is made.
+     * @param {number} byte @param {number} lines  lines before it
+     */
+    at(byte, lines) {
+      if (done() || byte < targets[0] || byte >= bytes) return done();
+      ranges[ranges.length - 1].end = byte;
+      ranges.push({ index: ranges.length, start: byte, end: bytes, line: lines });
+      while (targets.length > 0 && targets[0] <= byte) targets.shift();
+      return done();
+    },
+  };
 }
 
 /**
@@ -151,23 +163,16 @@ async function readHeader(bytes, delimiter, encoding, where) {
  * @returns {Promise<{ shards: ShardRange[], note?: string }>}
  */
 export async function planLineShards(body, { bytes, shards, where }) {
-  const targets = cutTargets(0, bytes, shards);
-  /** @type {ShardRange[]} */
-  const ranges = [{ index: 0, start: 0, end: bytes, line: 0 }];
+  const cuts = createCuts({ start: 0, line: 0, bytes, shards });
   let position = 0;
   let lines = 0;
+  // Read to the end even once every cut is made: the bytes read must be the object's.
   for await (const chunk of body) {
-    for (let at = chunk.indexOf(0x0a); at !== -1; at = chunk.indexOf(0x0a, at + 1)) {
-      lines++;
-      const next = position + at + 1;
-      if (targets.length === 0 || next < targets[0] || next >= bytes) continue;
-      ranges[ranges.length - 1].end = next;
-      ranges.push({ index: ranges.length, start: next, end: bytes, line: lines });
-      while (targets.length > 0 && targets[0] <= next) targets.shift();
-    }
+    for (let at = chunk.indexOf(0x0a); at !== -1; at = chunk.indexOf(0x0a, at + 1)) cuts.at(position + at + 1, ++lines);
     position += chunk.length;
   }
   if (position !== bytes) throw new SourceError(`reading ${where} for the shard plan gave ${position} bytes, but the object has ${bytes}; run the job again`);
+  const { ranges } = cuts;
   const note = ranges.length < shards ? `asked for ${shards} shards; the file has line breaks for ${ranges.length}` : undefined;
   return { shards: ranges, ...(note === undefined ? {} : { note }) };
 }

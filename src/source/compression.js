@@ -18,10 +18,10 @@ import { SourceError } from '../errors.js';
 /** @typedef {'gzip' | 'zstd'} Compression */
 
 /** @param {Buffer | undefined} chunk */
-export const isGzip = (chunk) => chunk !== undefined && chunk.length >= 2 && chunk[0] === 0x1f && chunk[1] === 0x8b;
+const isGzip = (chunk) => chunk !== undefined && chunk.length >= 2 && chunk[0] === 0x1f && chunk[1] === 0x8b;
 
 /** A zstd frame's magic number, 0xFD2FB528, little-endian. @param {Buffer | undefined} chunk */
-export const isZstd = (chunk) => chunk !== undefined && chunk.length >= 4 && chunk[0] === 0x28 && chunk[1] === 0xb5 && chunk[2] === 0x2f && chunk[3] === 0xfd;
+const isZstd = (chunk) => chunk !== undefined && chunk.length >= 4 && chunk[0] === 0x28 && chunk[1] === 0xb5 && chunk[2] === 0x2f && chunk[3] === 0xfd;
 
 /** @param {Buffer | undefined} first  the object's first bytes @returns {Compression | undefined} */
 export const compressionOf = (first) => (isGzip(first) ? 'gzip' : isZstd(first) ? 'zstd' : undefined);
@@ -74,17 +74,12 @@ export async function decompressed(body, { skip, where = 'the file' }) {
   const peeked = await peek(body, 4);
   const compression = compressionOf(peeked.first);
   if (compression === undefined) return { compression, body: peeked.body };
-  const inflate = decompressorFor(compression, where);
+  const inflate = compression === 'gzip' ? createGunzip() : zstdStream(where);
   forward(peeked.body, inflate);
   if (skip === 0) return { compression, body: inflate };
   const dropper = dropFirst(skip);
   forward(inflate, dropper);
   return { compression, body: dropper };
-}
-
-/** @param {Compression} compression @param {string} where  the source, for messages @returns {Transform} */
-export function decompressorFor(compression, where) {
-  return compression === 'gzip' ? createGunzip() : zstdStream(where);
 }
 
 /**

@@ -192,7 +192,8 @@ function requestBodyFor(table) {
     let body = bodyStart;
     for (let i = 0; i < entries.length; i++) {
       const entry = entries[i];
-      body += entry.op === 'delete' ? `${i === 0 ? '' : ','}{"DeleteRequest":{"Key":${entry.json}}}` : `${i === 0 ? '' : ','}{"PutRequest":{"Item":${entry.json}}}`;
+      if (i > 0) body += ',';
+      body += entry.op === 'delete' ? `{"DeleteRequest":{"Key":${entry.json}}}` : `{"PutRequest":{"Item":${entry.json}}}`;
     }
     return body + bodyEnd;
   };
