@@ -134,6 +134,32 @@ describe('adaptive pace', () => {
     expect(pace.rate()).toBe(1_000 * 1.02);
   });
 
+  it('charges a call when it is sent, not when it ends: a window of calls in flight does not pass on one bucket', async () => {
+    let t = 0;
+    const pace = createAdaptivePace({ adaptive: true, startRate: 1_000, now: () => t, wait: async (ms) => {
+      t += ms;
+    } });
+    t = 100; // a full bucket: a tenth of a second at 1,000 WCU/s
+    // 32 calls of 25 items sent before any ends (a slow table): only the bucket's 100 WCU go at once.
+    const sent = [];
+    for (let call = 0; call < 32; call++) {
+      if (pace.ready() !== undefined) break;
+      sent.push(pace.reserve(25));
+    }
+    expect(sent).toEqual([25, 25, 25, 25]);
+    // Calls end having consumed what was reserved (nothing changes), 1 WCU more (1 taken), or, failed, nothing
+    // (25 given back): the bucket holds 0 - 1 + 25 = 24, one call's worth less one unit.
+    pace.spend(25, 25, 25);
+    pace.spend(26, 25, 25);
+    pace.release(25);
+    expect(pace.ready()).toBeUndefined();
+    pace.reserve(25);
+    const held = pace.ready();
+    expect(held).not.toBeUndefined();
+    await held;
+    expect(t).toBe(102); // the bucket at -1 WCU: it waits until it holds some again (2 ms at 1,000 WCU/s)
+  });
+
   it('grows by 2% after a second with few throttles, and waits when the bucket is spent', async () => {
     const { clock, waits, pace } = paceOnClock();
     clock.t = 500;

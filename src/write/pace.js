@@ -70,7 +70,7 @@ export function createWcuLimiter(maxWcu, now = () => performance.now(), wait = (
  * @param {(ms: number) => Promise<unknown>} [options.wait]
  */
 export function createAdaptivePace({ adaptive, startRate, now = () => performance.now(), wait = (ms) => new Promise((resolve) => setTimeout(resolve, ms)) }) {
-  const off = { ready: () => undefined, spend: (/** @type {number} */ _units, /** @type {number} */ _items) => {}, throttled: (/** @type {number} */ _items) => {}, refused: () => {}, rate: () => Infinity };
+  const off = { ready: () => undefined, reserve: (/** @type {number} */ _units) => 0, spend: (/** @type {number} */ _units, /** @type {number} */ _items, /** @type {number} */ _reserved = 0) => {}, release: (/** @type {number} */ _reserved) => {}, throttled: (/** @type {number} */ _items) => {}, refused: () => {}, rate: () => Infinity };
   if (!adaptive) return off;
   const THROTTLED_SHARE = 0.05;
   const GROWTH = 1.02;
@@ -125,12 +125,29 @@ export function createAdaptivePace({ adaptive, startRate, now = () => performanc
         }
       })();
     },
-    /** @param {number} units consumed by a call @param {number} items written by it */
-    spend(units, items) {
+    /**
+     * A call is about to be sent (after ready): its likely units are taken from the bucket now, so that
+     * the calls sent while it is in flight see them spent; a slow table would otherwise let a whole window
+     * of calls through on one tenth of a second's tokens. Returns what was taken, for spend or release.
+     * @param {number} units
+     */
+    reserve(units) {
+      advance(now());
+      if (rate === Infinity) return 0;
+      tokens -= units;
+      return units;
+    },
+    /** @param {number} units consumed by a call @param {number} items written by it @param {number} [reserved]  what reserve took for it */
+    spend(units, items, reserved = 0) {
       advance(now());
       thisSecond.units += units;
       thisSecond.items += items;
-      if (rate !== Infinity) tokens -= units;
+      if (rate !== Infinity) tokens -= units - reserved;
+    },
+    /** A call that consumed nothing (it failed) gives its reservation back. @param {number} reserved */
+    release(reserved) {
+      advance(now());
+      if (rate !== Infinity) tokens = Math.min(rate * BUCKET_SECONDS, tokens + reserved);
     },
     /** @param {number} items  came back unprocessed, or were in a call refused for capacity */
     throttled(items) {

@@ -78,12 +78,15 @@ async function sendBatch(sender, entries) {
     if (ready !== undefined) await ready;
     const paced = pace.ready();
     if (paced !== undefined) await paced;
+    const reserved = pace.reserve(acquired);
     budget.begin();
     let output;
     try {
       output = await sender.limit(call, sender, pending);
     } catch (error) {
-      capacity.settle(-acquired); // a failed call consumes nothing
+      // A failed call consumes nothing.
+      capacity.settle(-acquired);
+      pace.release(reserved);
       if (sender.abandoned()) return;
       const kind = classifyError(error);
       if (kind === 'fatal') throw error;
@@ -104,7 +107,7 @@ async function sendBatch(sender, entries) {
     const units = consumedUnits(output, writtenNow);
     stats.wcu += units;
     capacity.settle(units - acquired);
-    pace.spend(units, writtenNow);
+    pace.spend(units, writtenNow, reserved);
     if (unprocessed.length === 0) {
       countApplied(stats, pending);
       sender.written(pending);
