@@ -270,7 +270,8 @@ export async function runShardedJob(payload, config, { clients, logger, function
   const plan = await planJob(config, clients.s3, store);
   if (plan === undefined) return undefined;
   const status = await readJobStatus(store, config.statusPrefix, plan.jobId, plan);
-  const atOnce = config.continuation !== 'invoke' && plan.objects !== undefined ? LOCAL_WORKERS_AT_ONCE : plan.shards.length;
+  // (At least one: a file of a header and no rows is planned with no shard.)
+  const atOnce = config.continuation !== 'invoke' && plan.objects !== undefined ? LOCAL_WORKERS_AT_ONCE : Math.max(1, plan.shards.length);
   const payloads = shardPayloads(payload, plan, config.maxWcu, atOnce);
   // Shards done, and shards alive and running (their status updated within their heartbeat), are left alone.
   const todo = payloads.filter((_, index) => status?.shards[index]?.state !== 'done' && status?.shards[index]?.state !== 'running');

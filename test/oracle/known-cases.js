@@ -103,6 +103,13 @@ export const KNOWN_CASES = [
     bytes: Buffer.from('id,id\n'),
     conditions: { shards: 2 },
   },
+  {
+    // Found by the fuzz (seed 20261211) after the planner ran its workers through a limit of the shards' count: 0.
+    name: 'a sharded file of a header and no rows imports nothing, and finishes',
+    rule: 'a header alone is zero rows, sharded or not',
+    bytes: Buffer.from('id\n'),
+    conditions: { shards: 2 },
+  },
   // Rows
   {
     name: 'numbers out of DynamoDB\'s range are INVALID_NUMBER',
