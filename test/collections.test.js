@@ -175,6 +175,11 @@ describe('a job over many objects', () => {
     const summary = await importJob({ bucket: TEST_BUCKET, key: 'zstd/people.csv.zst', table, columnTypes: 'n:N,tags:SS', shards: 2, segmentMs: 100, logIntervalMs: 100 });
     expect(summary).toMatchObject({ rowsRead: 2000, written: 2000, rejected: 0, balanced: true, note: 'the file is zstd-compressed, which cannot be split: it ran as one shard' });
 
+    // A file that starts with a skippable frame, as pzstd writes them, is zstd too (it was read as CSV text).
+    const skippable = Buffer.concat([Buffer.from([0x50, 0x2a, 0x4d, 0x18, 4, 0, 0, 0, 1, 2, 3, 4]), zstdFixture('people.csv.zst')]);
+    await upload(local.s3, 'zstd/parallel.csv.zst', skippable);
+    expect(await importJob({ bucket: TEST_BUCKET, key: 'zstd/parallel.csv.zst', table, columnTypes: 'n:N,tags:SS' })).toMatchObject({ rowsRead: 2000, written: 2000, rejected: 0 });
+
     const whole = zstdFixture('events.jsonl.zst');
     await upload(local.s3, 'zstd/cut.jsonl.zst', whole.subarray(0, whole.length - 200));
     await expect(importJob({ bucket: TEST_BUCKET, key: 'zstd/cut.jsonl.zst', table })).rejects.toThrow(`s3://${TEST_BUCKET}/zstd/cut.jsonl.zst starts as zstd but cannot be decompressed (unexpected EOF): it is damaged or cut short; upload it again`);

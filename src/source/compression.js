@@ -20,8 +20,13 @@ import { SourceError } from '../errors.js';
 /** @param {Buffer | undefined} chunk */
 const isGzip = (chunk) => chunk !== undefined && chunk.length >= 2 && chunk[0] === 0x1f && chunk[1] === 0x8b;
 
-/** A zstd frame's magic number, 0xFD2FB528, little-endian. @param {Buffer | undefined} chunk */
-const isZstd = (chunk) => chunk !== undefined && chunk.length >= 4 && chunk[0] === 0x28 && chunk[1] === 0xb5 && chunk[2] === 0x2f && chunk[3] === 0xfd;
+/**
+ * A zstd frame's magic number, 0xFD2FB528, or a skippable frame's, 0x184D2A50 to 0x184D2A5F (pzstd starts
+ * its files with one), little-endian.
+ * @param {Buffer | undefined} chunk
+ */
+const isZstd = (chunk) =>
+  chunk !== undefined && chunk.length >= 4 && ((chunk[0] === 0x28 && chunk[1] === 0xb5 && chunk[2] === 0x2f && chunk[3] === 0xfd) || ((chunk[0] & 0xf0) === 0x50 && chunk[1] === 0x2a && chunk[2] === 0x4d && chunk[3] === 0x18));
 
 /** @param {Buffer | undefined} first  the object's first bytes @returns {Compression | undefined} */
 export const compressionOf = (first) => (isGzip(first) ? 'gzip' : isZstd(first) ? 'zstd' : undefined);
