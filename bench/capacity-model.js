@@ -6,11 +6,11 @@
  * Modes, combinable:
  *  - sink: every call is accepted at once and its items counted (measures the client alone);
  *  - latency: answers after `latencyMs` plus a uniform jitter of up to `jitterMs`;
- *  - capacity: `wcu` WCU/s split over `partitions` (each at most 1,000 WCU/s); an item goes to the
- *    partition of a hash of its partition key; each partition refills every second and, with `burst`,
- *    banks unused capacity for up to 300 s. Items over budget come back as UnprocessedItems; a call of
- *    which nothing fits gets ProvisionedThroughputExceededException with its ThrottlingReasons (a key
- *    range's when a quarter or more of the table's second is left elsewhere, else the table's capacity). DescribeTable gives the table's provisioned WCU.
+ *  - table: a provisioned (`wcu`) or new on-demand (`mode: 'on-demand'`) table of bench/table-model.js:
+ *    partitions of 1,000 WCU/s over the key space, the table's ceiling, burst, split for heat, on-demand
+ *    growth, all on a stated time scale. Items over budget come back as UnprocessedItems; a call of which
+ *    nothing fits is refused whole with DynamoDB's error and ThrottlingReasons. DescribeTable gives the
+ *    key schema and the billing mode with its numbers (provisioned WCU; warm throughput and maximum).
  *  - forward: accepted items are also written to a real DynamoDB endpoint (DynamoDB Local).
  *
  * As a program it runs in its own process (so that it does not share the client's core) and prints
@@ -19,74 +19,76 @@
 import http from 'node:http';
 import { pathToFileURL } from 'node:url';
 import { itemBytes } from '../src/items/item-size.js';
+import { createTableModel, hashKey } from './table-model.js';
 
 /**
  * @typedef {object} ModelOptions
  * @property {number} [latencyMs]    fixed delay before each answer
  * @property {number} [jitterMs]     plus a uniform random delay up to this
- * @property {number} [wcu]          table capacity in WCU/s; none = unlimited (sink)
- * @property {number} [partitions]   default: wcu / 1000, rounded up
- * @property {boolean} [burst]       bank unused capacity up to 300 s per partition
+ * @property {'provisioned' | 'on-demand'} [mode]  a table with capacity (bench/table-model.js); none and no `wcu`: a sink
+ * @property {number} [wcu]          provisioned WCU/s
+ * @property {number} [partitions]   at the start; default ceil(wcu / 1000), or 4 for a new on-demand table
+ * @property {boolean} [burst]       bank unused capacity (300 model seconds of it)
+ * @property {number} [maxWriteRate] an on-demand table's MaxWriteRequestUnits
+ * @property {number} [timeScale]    model seconds per real second for splits, growth and the burst bank
+ * @property {boolean} [splitForHeat]
+ * @property {number} [splitAfter]   model seconds hot before a split
+ * @property {number} [growthEvery]  model seconds between on-demand growth steps
  * @property {string} [keyName]      partition key attribute (default id)
  * @property {string} [sortKeyName]  sort key attribute, if the modelled table has one
+ * @property {'S' | 'N'} [keyType]   the partition key's type as DescribeTable gives it (default S)
+ * @property {'S' | 'N'} [sortKeyType]  the sort key's (default S)
  * @property {string} [forward]      DynamoDB endpoint to write accepted items to
  */
 
-const MAX_PARTITION_WCU = 1_000;
 // Table names are 3-255 of [A-Za-z0-9_.-], so the name needs no unescaping.
 const SINGLE_TABLE_HEAD = /^\{"RequestItems":\{"([A-Za-z0-9_.-]{3,255})":\[/;
 const PUT_MARKER = Buffer.from('{"PutRequest":{"Item":');
 const DELETE_MARKER = Buffer.from('{"DeleteRequest":');
 const TABLE_BOUNDARY = Buffer.from('],"');
 const RETURN_TOTAL = Buffer.from('"ReturnConsumedCapacity":"TOTAL"');
-const BURST_SECONDS = 300;
+
+/** Why a write was refused, as DynamoDB's ThrottlingReasons and error type say it. */
+const REFUSALS = {
+  'key-range': { reason: 'TableWriteKeyRangeThroughputExceeded', type: 'ProvisionedThroughputExceededException' },
+  provisioned: { reason: 'TableWriteProvisionedThroughputExceeded', type: 'ProvisionedThroughputExceededException' },
+  'max-on-demand': { reason: 'TableWriteMaxOnDemandThroughputExceeded', type: 'ThrottlingException' },
+  account: { reason: 'TableWriteAccountLimitExceeded', type: 'ThrottlingException' },
+};
 
 /** @param {ModelOptions} options */
 export async function startCapacityModel(options = {}) {
-  const { latencyMs = 0, jitterMs = 0, wcu, burst = false, keyName = 'id', sortKeyName, forward } = options;
-  const partitions = wcu === undefined ? 0 : (options.partitions ?? Math.ceil(wcu / MAX_PARTITION_WCU));
-  if (wcu !== undefined && wcu / partitions > MAX_PARTITION_WCU) {
-    throw new Error(`capacity model: ${wcu} WCU/s over ${partitions} partitions exceeds ${MAX_PARTITION_WCU} WCU/s per partition`);
-  }
-  const perPartition = wcu === undefined ? Infinity : wcu / partitions;
-  const tokens = new Array(partitions).fill(perPartition);
-  const banked = new Array(partitions).fill(0);
-  let second = Math.floor(performance.now() / 1000);
+  const { latencyMs = 0, jitterMs = 0, wcu, keyName = 'id', sortKeyName, keyType = 'S', sortKeyType = 'S', forward } = options;
+  const mode = options.mode ?? (wcu === undefined ? undefined : 'provisioned');
+  const table = mode === undefined ? undefined : createTableModel({ ...options, mode });
 
-  /** Per second since start: consumed WCU, throttled items, calls. */
-  const startedSecond = second;
-  /** @type {Array<{ wcu: number, throttledItems: number, calls: number, throttledCalls: number }>} */
+  /** Per second since start: consumed WCU, throttled items, calls, and the table's partitions and capacity. */
+  let startedSecond = Math.floor(performance.now() / 1000);
+  /** @type {Array<{ wcu: number, throttledItems: number, calls: number, throttledCalls: number, partitions: number, capacity: number }>} */
   const perSecond = [];
   const totals = { calls: 0, items: 0, wcu: 0, throttledItems: 0, throttledCalls: 0 };
 
-  function refill() {
-    const now = Math.floor(performance.now() / 1000);
-    for (; second < now; second++) {
-      for (let p = 0; p < partitions; p++) {
-        if (burst) banked[p] = Math.min(banked[p] + Math.max(tokens[p], 0), perPartition * BURST_SECONDS);
-        tokens[p] = perPartition;
-      }
+  function thisSecond() {
+    const index = Math.floor(performance.now() / 1000) - startedSecond;
+    while (perSecond.length <= index) {
+      const state = table?.state();
+      perSecond.push({ wcu: 0, throttledItems: 0, calls: 0, throttledCalls: 0, partitions: state?.partitions ?? 0, capacity: state?.capacity ?? 0 });
     }
-    const index = now - startedSecond;
-    while (perSecond.length <= index) perSecond.push({ wcu: 0, throttledItems: 0, calls: 0, throttledCalls: 0 });
     return perSecond[index];
   }
 
-  /** @param {string} value */
-  function partitionOf(value) {
-    let hash = 0x811c9dc5;
-    for (let i = 0; i < value.length; i++) hash = Math.imul(hash ^ value.charCodeAt(i), 0x01000193);
-    return (hash >>> 0) % partitions;
-  }
+  /** @param {any} value  an AttributeValue @param {'S' | 'N'} type */
+  const sortValue = (value, type) => (value === undefined ? 0 : type === 'N' ? Number(value.N) : String(value.S ?? value.N ?? ''));
 
   /**
    * @param {Record<string, any>} item
-   * @returns {{ partition: number, units: number }}
+   * @returns {{ at: import('./table-model.js').Position, units: number }}
    */
   function costOf(item) {
     const key = item[keyName];
     const keyValue = key === undefined ? '' : String(key.S ?? key.N ?? '');
-    return { partition: partitionOf(keyValue), units: Math.max(1, Math.ceil(itemBytes(item) / 1024)) };
+    const sort = sortKeyName === undefined ? 0 : sortValue(item[sortKeyName], sortKeyType);
+    return { at: { hash: hashKey(keyValue), sort }, units: Math.max(1, Math.ceil(itemBytes(item) / 1024)) };
   }
 
   const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
@@ -113,7 +115,7 @@ export async function startCapacityModel(options = {}) {
    * @returns {Promise<{ status: number, body: string }>}
    */
   async function batchWrite(headers, request) {
-    const second = refill();
+    const second = thisSecond();
     second.calls++;
     totals.calls++;
     /** @type {Record<string, unknown[]>} */
@@ -124,30 +126,30 @@ export async function startCapacityModel(options = {}) {
     const consumed = [];
     let acceptedCount = 0;
     let requested = 0;
-    for (const [table, requests] of Object.entries(/** @type {Record<string, any[]>} */ (request.RequestItems))) {
+    /** @type {import('./table-model.js').WriteOutcome | undefined} */
+    let refusal;
+    for (const [name, requests] of Object.entries(/** @type {Record<string, any[]>} */ (request.RequestItems))) {
       let units = 0;
       for (const entry of requests) {
         requested++;
         const item = entry.PutRequest?.Item ?? entry.DeleteRequest?.Key ?? {};
-        if (partitions === 0) {
+        if (table === undefined) {
           units += Math.max(1, Math.ceil(itemBytes(item) / 1024));
-          (accepted[table] ??= []).push(entry);
+          (accepted[name] ??= []).push(entry);
           continue;
         }
         const cost = costOf(item);
-        if (tokens[cost.partition] >= cost.units) {
-          tokens[cost.partition] -= cost.units;
-        } else if (burst && banked[cost.partition] >= cost.units) {
-          banked[cost.partition] -= cost.units;
-        } else {
-          (unprocessed[table] ??= []).push(entry);
+        const outcome = table.write(cost.at, cost.units);
+        if (outcome !== 'ok') {
+          refusal ??= outcome;
+          (unprocessed[name] ??= []).push(entry);
           continue;
         }
         units += cost.units;
-        (accepted[table] ??= []).push(entry);
+        (accepted[name] ??= []).push(entry);
       }
-      acceptedCount += accepted[table]?.length ?? 0;
-      if (units > 0) consumed.push({ TableName: table, CapacityUnits: units });
+      acceptedCount += accepted[name]?.length ?? 0;
+      if (units > 0) consumed.push({ TableName: name, CapacityUnits: units });
       second.wcu += units;
       totals.wcu += units;
     }
@@ -155,47 +157,43 @@ export async function startCapacityModel(options = {}) {
     second.throttledItems += throttled;
     totals.throttledItems += throttled;
     totals.items += acceptedCount;
-    if (acceptedCount === 0 && requested > 0) {
+    if (acceptedCount === 0 && requested > 0 && refusal !== undefined) {
       second.throttledCalls++;
       totals.throttledCalls++;
-      const table = Object.keys(request.RequestItems)[0];
-      return { status: 400, body: JSON.stringify({ __type: 'com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException', message: 'The level of configured provisioned throughput for the table was exceeded (capacity model)', ThrottlingReasons: [{ reason: throttlingReason(), resource: `arn:aws:dynamodb:us-east-1:000000000000:table/${table}` }] }) };
+      const name = Object.keys(request.RequestItems)[0];
+      const { reason, type } = REFUSALS[/** @type {Exclude<typeof refusal, 'ok'>} */ (refusal)];
+      return { status: 400, body: JSON.stringify({ __type: `com.amazonaws.dynamodb.v20120810#${type}`, message: `The table's write capacity was exceeded (capacity model: ${reason})`, ThrottlingReasons: [{ reason, resource: `arn:aws:dynamodb:us-east-1:000000000000:table/${name}` }] }) };
     }
     if (forwardUrl !== undefined) {
       const answer = await send(headers, JSON.stringify({ RequestItems: accepted }));
       if (answer.status !== 200) return answer;
       const forwarded = JSON.parse(answer.body);
-      for (const [table, items] of Object.entries(/** @type {Record<string, unknown[]>} */ (forwarded.UnprocessedItems ?? {}))) {
-        unprocessed[table] = [...(unprocessed[table] ?? []), ...items];
+      for (const [name, items] of Object.entries(/** @type {Record<string, unknown[]>} */ (forwarded.UnprocessedItems ?? {}))) {
+        unprocessed[name] = [...(unprocessed[name] ?? []), ...items];
       }
     }
     return { status: 200, body: JSON.stringify({ UnprocessedItems: unprocessed, ConsumedCapacity: request.ReturnConsumedCapacity === 'TOTAL' ? consumed : undefined }) };
   }
 
-  /**
-   * Why a call was refused, as DynamoDB says it: a key range (the call's partitions are spent while the
-   * table has a quarter or more of this second's capacity left elsewhere: uneven access), else the table's
-   * provisioned capacity (uniform access near the table's rate spends its partitions at about the same time).
-   */
-  function throttlingReason() {
-    let left = 0;
-    for (let p = 0; p < partitions; p++) left += Math.max(tokens[p], 0);
-    return left >= 0.25 * /** @type {number} */ (wcu) ? 'TableWriteKeyRangeThroughputExceeded' : 'TableWriteProvisionedThroughputExceeded';
-  }
-
   /** @param {any} request */
   function describeTable(request) {
+    const facts = table?.describe();
+    const keys = [[keyName, 'HASH', keyType], ...(sortKeyName === undefined ? [] : [[sortKeyName, 'RANGE', sortKeyType]])];
     return {
       status: 200,
       body: JSON.stringify({
         Table: {
           TableName: request.TableName,
           TableStatus: 'ACTIVE',
-          KeySchema: [{ AttributeName: keyName, KeyType: 'HASH' }, ...(sortKeyName === undefined ? [] : [{ AttributeName: sortKeyName, KeyType: 'RANGE' }])],
-          AttributeDefinitions: [keyName, ...(sortKeyName === undefined ? [] : [sortKeyName])].map((name) => ({ AttributeName: name, AttributeType: 'S' })),
-          ...(wcu === undefined
-            ? { BillingModeSummary: { BillingMode: 'PAY_PER_REQUEST' } }
-            : { BillingModeSummary: { BillingMode: 'PROVISIONED' }, ProvisionedThroughput: { ReadCapacityUnits: 0, WriteCapacityUnits: wcu } }),
+          KeySchema: keys.map(([name, role]) => ({ AttributeName: name, KeyType: role })),
+          AttributeDefinitions: keys.map(([name, , type]) => ({ AttributeName: name, AttributeType: type })),
+          ...(facts?.mode === 'provisioned'
+            ? { BillingModeSummary: { BillingMode: 'PROVISIONED' }, ProvisionedThroughput: { ReadCapacityUnits: 0, WriteCapacityUnits: facts.wcu } }
+            : {
+                BillingModeSummary: { BillingMode: 'PAY_PER_REQUEST' },
+                ProvisionedThroughput: { ReadCapacityUnits: 0, WriteCapacityUnits: 0 },
+                ...(facts === undefined ? {} : { WarmThroughput: { ReadUnitsPerSecond: 3 * facts.warmWritesPerSecond, WriteUnitsPerSecond: facts.warmWritesPerSecond, Status: 'ACTIVE' }, OnDemandThroughput: { MaxReadRequestUnits: -1, MaxWriteRequestUnits: facts.maxWriteRate ?? -1 } }),
+              }),
         },
       }),
     };
@@ -221,7 +219,7 @@ export async function startCapacityModel(options = {}) {
       if ((next === -1 ? body.length : next) - at > 1024) return undefined;
       at = next;
     }
-    const second = refill();
+    const second = thisSecond();
     second.calls++;
     second.wcu += items;
     totals.calls++;
@@ -238,16 +236,16 @@ export async function startCapacityModel(options = {}) {
     const raw = Buffer.concat(chunks);
     const body = () => raw.toString('utf8');
     if (req.method === 'GET' && req.url === '/stats') {
-      refill();
+      thisSecond();
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ totals, perSecond }));
+      res.end(JSON.stringify({ totals, perSecond, table: table?.state() }));
       return;
     }
     const target = String(req.headers['x-amz-target'] ?? '');
     const started = performance.now();
     let answer;
     try {
-      const sink = partitions === 0 && forwardUrl === undefined;
+      const sink = table === undefined && forwardUrl === undefined;
       if (target.endsWith('.BatchWriteItem')) answer = (sink ? sinkFastPath(raw) : undefined) ?? (await batchWrite(req.headers, JSON.parse(body())));
       else if (target.endsWith('.DescribeTable') && forwardUrl === undefined) answer = describeTable(JSON.parse(body()));
       else if (forwardUrl !== undefined) answer = await send(req.headers, body());
@@ -265,8 +263,8 @@ export async function startCapacityModel(options = {}) {
   const { port } = /** @type {import('node:net').AddressInfo} */ (server.address());
   return {
     endpoint: `http://127.0.0.1:${port}`,
-    partitions,
-    stats: () => ({ totals, perSecond }),
+    partitions: table?.state().partitions ?? 0,
+    stats: () => ({ totals, perSecond, table: table?.state() }),
     async stop() {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(() => resolve(undefined)));

@@ -56,18 +56,16 @@ describe('capacity model, capacity', () => {
     expect(first.status).toBe(200);
     const unprocessed = first.body.UnprocessedItems.t ?? [];
     const accepted = 25 - unprocessed.length;
-    // 5 WCU per partition: at most 10 fit, and at least 5 (every key lands in one of two partitions).
-    expect(accepted).toBeGreaterThanOrEqual(5);
-    expect(accepted).toBeLessThanOrEqual(10);
+    // The table's 10 WCU: a partition may take up to 1,000 of them (adaptive capacity), the table no more.
+    expect(accepted).toBe(10);
     expect(first.body.ConsumedCapacity).toEqual([{ TableName: 't', CapacityUnits: accepted }]);
 
     // What came back is only keys of full partitions: sent again in the same second, nothing fits.
     const answer = await batchWrite(table.endpoint, JSON.stringify({ RequestItems: { t: unprocessed } }));
     expect(answer.status).toBe(400);
     expect(answer.body.__type).toMatch(/#ProvisionedThroughputExceededException$/);
-    // Its reason, as DynamoDB's: a key range when a quarter of the table's second or more is left in other partitions, else the table's capacity.
-    const left = 10 - accepted;
-    expect(answer.body.ThrottlingReasons).toEqual([{ reason: left >= 2.5 ? 'TableWriteKeyRangeThroughputExceeded' : 'TableWriteProvisionedThroughputExceeded', resource: 'arn:aws:dynamodb:us-east-1:000000000000:table/t' }]);
+    // Its reason, as DynamoDB's: the table's provisioned 10 WCU are spent (each partition could take 1,000).
+    expect(answer.body.ThrottlingReasons).toEqual([{ reason: 'TableWriteProvisionedThroughputExceeded', resource: 'arn:aws:dynamodb:us-east-1:000000000000:table/t' }]);
     expect(table.stats().totals).toMatchObject({ calls: 2, items: accepted, wcu: accepted, throttledCalls: 1, throttledItems: 25 - accepted + unprocessed.length });
   });
 
@@ -75,5 +73,23 @@ describe('capacity model, capacity', () => {
     const table = await model({ wcu: 3_000 });
     const res = await fetch(table.endpoint, { method: 'POST', headers: { 'x-amz-target': 'DynamoDB_20120810.DescribeTable' }, body: JSON.stringify({ TableName: 'bench' }) });
     expect((await res.json()).Table).toMatchObject({ TableName: 'bench', BillingModeSummary: { BillingMode: 'PROVISIONED' }, ProvisionedThroughput: { WriteCapacityUnits: 3_000 } });
+  });
+});
+
+describe('capacity model, a new on-demand table', () => {
+  it('describes its warm throughput and refuses one hot key with a key range reason, not the table\'s', async () => {
+    const table = await model({ mode: 'on-demand', keyName: 'pk', keyType: 'N' });
+    const res = await fetch(table.endpoint, { method: 'POST', headers: { 'x-amz-target': 'DynamoDB_20120810.DescribeTable' }, body: JSON.stringify({ TableName: 'bench' }) });
+    expect((await res.json()).Table).toMatchObject({ BillingModeSummary: { BillingMode: 'PAY_PER_REQUEST' }, WarmThroughput: { WriteUnitsPerSecond: 4_000 }, AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'N' }] });
+    await new Promise((resolve) => setTimeout(resolve, 1020 - (performance.now() % 1000)));
+    const hot = Array.from({ length: 25 }, (_, i) => ({ PutRequest: { Item: { pk: { N: '7' }, sk: { N: String(i) } } } }));
+    let refused;
+    for (let call = 0; call < 45 && refused === undefined; call++) {
+      const answer = await batchWrite(table.endpoint, JSON.stringify({ RequestItems: { t: hot } }));
+      if (answer.status === 400) refused = answer.body;
+    }
+    // 1,000 WCU of one partition key's partition: the 41st call of 25 at the latest is refused whole.
+    expect(refused).toMatchObject({ __type: expect.stringMatching(/#ProvisionedThroughputExceededException$/), ThrottlingReasons: [{ reason: 'TableWriteKeyRangeThroughputExceeded' }] });
+    expect(table.stats().totals.wcu).toBeLessThanOrEqual(1_000);
   });
 });
