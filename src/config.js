@@ -44,6 +44,7 @@ import { ON_DEMAND_USD_PER_MILLION_WRITES } from './job/prices.js';
  * @property {number} minConcurrency    the adaptive window's floor
  * @property {number | undefined} maxWcu  most write capacity units to consume per second
  * @property {number} shuffleWindow     rows reordered at random before batching (0: file order)
+ * @property {number} spread            byte ranges of the file read at once, their rows interleaved (1: in file order)
  * @property {number} maxAttempts       attempts per batch before its items are rejected
  * @property {number} backoffBaseMs     first backoff ceiling; doubles per attempt (full jitter)
  * @property {number} backoffCapMs      largest backoff ceiling
@@ -109,6 +110,7 @@ const OPTIONS = [
   { name: 'minConcurrency', env: 'MIN_CONCURRENCY', fallback: 1, parse: integerIn(1, 1024) },
   { name: 'maxWcu', env: 'MAX_WCU', parse: optional(integerIn(1, 10_000_000)) },
   { name: 'shuffleWindow', env: 'SHUFFLE_WINDOW', fallback: 0, parse: integerIn(0, 1_000_000) },
+  { name: 'spread', env: 'SPREAD', fallback: 1, parse: integerIn(1, 64) },
   { name: 'maxAttempts', env: 'MAX_ATTEMPTS', fallback: 12, parse: integerIn(1, 100) },
   { name: 'backoffBaseMs', env: 'BACKOFF_BASE_MS', fallback: 25, parse: integerIn(1, 60_000) },
   { name: 'backoffCapMs', env: 'BACKOFF_CAP_MS', fallback: 5_000, parse: integerIn(1, 300_000) },
@@ -242,6 +244,9 @@ function crossCheck(config) {
   }
   if (config.shards > 1 && isCollection(config)) {
     throw new ConfigError('shards', config.shards, `a job over ${config.prefix !== undefined ? 'a prefix' : 'an export'} runs one shard per object; to cut its large uncompressed objects too, use bytesPerShard instead`);
+  }
+  if (config.fromRejects && config.spread > 1) {
+    throw new ConfigError('spread', config.spread, 'a rejects file holds rows of any order: import it with spread 1 (leave spread out)');
   }
   if (config.fromRejects && config.delimiter !== ',') {
     throw new ConfigError('delimiter', config.delimiter, 'a rejects file is written with "," whatever the source\'s delimiter: leave delimiter out with fromRejects');

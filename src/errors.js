@@ -127,3 +127,14 @@ export function describeError(error) {
   if (error instanceof Error) return `${error.name}: ${error.message}`;
   return String(error);
 }
+
+/**
+ * `spread` met a file that is not sorted by the table's key: a row whose key lies in another range's
+ * stretch of the key space. Nothing passed before it is out of order; the import stops there.
+ */
+export class SpreadOrderError extends ImportError {
+  /** @param {string} message */
+  constructor(message) {
+    super('SpreadOrderError', 'SPREAD_UNSORTED', message);
+  }
+}

@@ -26,6 +26,7 @@ export const OPTION_FLAGS = [
   ['--min-concurrency', 'minConcurrency', 'n', 'the adaptive window\'s floor (default 1)'],
   ['--max-wcu', 'maxWcu', 'n', 'most write capacity units per second, for the whole job'],
   ['--shuffle-window', 'shuffleWindow', 'rows', 'rows reordered at random before batching (default 0)'],
+  ['--spread', 'spread', 'ranges', 'a file sorted by the table\'s key read in this many places at once (default 1)'],
   ['--max-attempts', 'maxAttempts', 'n', 'attempts per batch before its items are rejected (default 12)'],
   ['--backoff-base-ms', 'backoffBaseMs', 'ms', 'first backoff ceiling (default 25)'],
   ['--backoff-cap-ms', 'backoffCapMs', 'ms', 'largest backoff ceiling (default 5000)'],

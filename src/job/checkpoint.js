@@ -43,7 +43,10 @@ export function jobIdFor(source, etag, table) {
  * @property {boolean} [gzip]  the object is compressed (gzip, or zstd: the name is from before zstd): `byte` counts decompressed bytes
  * @property {Encoding} [encoding]  the file's, decided by the first segment (absent: from before it was carried)
  * @property {Replay} [replay]  rows read before `byte` whose writes the segment gave up when its time ran out
+ * @property {Spread} [spread]  the ranges `spread` reads, each with its cursor (then `byte` and `line` are the first unfinished range's)
  */
+
+/** @typedef {{ ranges: import('./read-spread.js').SpreadRange[] }} Spread */
 
 /**
  * Rows a segment read but could not see written before its time ran out, saved as JSON for the next
@@ -94,6 +97,22 @@ export function parseShardSpec(raw, name) {
   return /** @type {ShardSpec} */ (s);
 }
 
+/** Ranges as a checkpoint carries them: cursors within each range's bounds, spans of keys. @param {any} spread */
+function isSpread(spread) {
+  const isByte = (/** @type {unknown} */ v) => Number.isInteger(v) && /** @type {number} */ (v) >= 0;
+  return (
+    spread !== null &&
+    typeof spread === 'object' &&
+    Array.isArray(spread.ranges) &&
+    spread.ranges.length > 0 &&
+    spread.ranges.every(
+      (/** @type {any} */ r) =>
+        r !== null && typeof r === 'object' && isByte(r.byte) && isByte(r.end) && isByte(r.line) && isByte(r.stop) && r.byte <= r.stop &&
+        (r.min === undefined || typeof r.min === 'string') && (r.max === undefined || typeof r.max === 'string'),
+    )
+  );
+}
+
 /** A header as a checkpoint or shard carries it: a list of names (empty for a JSON format). @param {unknown} value */
 function isHeader(value) {
   return Array.isArray(value) && value.every((name) => typeof name === 'string');
@@ -134,7 +153,8 @@ export function parseCheckpoint(raw, name) {
     Array.isArray(c.rejectSample) &&
     (c.gzip === undefined || typeof c.gzip === 'boolean') &&
     (c.encoding === undefined || ENCODINGS.has(c.encoding)) &&
-    (c.replay === undefined || (typeof c.replay?.key === 'string' && Number.isInteger(c.replay?.rows) && c.replay.rows > 0));
+    (c.replay === undefined || (typeof c.replay?.key === 'string' && Number.isInteger(c.replay?.rows) && c.replay.rows > 0)) &&
+    (c.spread === undefined || isSpread(c.spread));
   if (!ok) throw new ConfigError(name, '(a malformed checkpoint)', fix);
   return /** @type {Checkpoint} */ (c);
 }
@@ -154,6 +174,7 @@ export function parseCheckpoint(raw, name) {
  * @property {Encoding | undefined} encoding  the job's, when an earlier reader decided it (undefined at the file's start)
  * @property {import('../config.js').Format | undefined} format  the file's, when an earlier reader or the planner decided it
  * @property {Replay | undefined} replay  rows the previous segment left to write, first
+ * @property {Spread | undefined} spread  the ranges the previous segments of a spread read, with their cursors
  * @property {number} shard        0-based
  * @property {number} shards
  * @property {string} startedAt    when the job's (or shard's) first segment started
@@ -182,6 +203,7 @@ export function segmentStart({ checkpoint, shard, etag }) {
     // Absent from a checkpoint or a cut range made before formats: CSV. A shard from the object's start decides.
     format: checkpoint?.format ?? shard?.format ?? (checkpoint !== undefined || (shard !== undefined && shard.start > 0) ? 'csv' : undefined),
     replay: checkpoint?.replay,
+    spread: checkpoint?.spread,
     shard: shard?.index ?? 0,
     shards: shard?.count ?? 1,
     startedAt: checkpoint?.startedAt ?? new Date().toISOString(),

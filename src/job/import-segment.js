@@ -19,6 +19,9 @@ import { outputStoreFor } from './output-store.js';
 import { sourceFields, sourceId, sourceWhere } from '../source/source-name.js';
 import { newRunName, replayKey } from './object-keys.js';
 import { readRows } from './read-rows.js';
+import { readSpread } from './read-spread.js';
+import { planSpread } from './spread-plan.js';
+import { keyOrderOf } from '../items/key-order.js';
 import { startSegmentReport } from './segment-report.js';
 import { checkNotRunningElsewhere } from './job-status.js';
 import { formatOf, rowStages } from './row-stages.js';
@@ -70,8 +73,27 @@ export async function runImport(config, { clients, logger, stopBy = Infinity, de
     input.close();
     throw error;
   });
-  const stages = rowStages({ format, config, start, source, keys: tableKeysOf(description) });
+  const keys = tableKeysOf(description);
+  const stages = rowStages({ format, config, start, source, keys });
   let header = stages.header;
+  let buildItem = stages.buildItem;
+  // spread: the ranges a previous segment carried on, or, at the start, K ranges cut from this segment's bytes.
+  let spread = start.spread;
+  /** @type {import('../records/text-encoding.js').Encoding | undefined} */
+  let spreadEncoding = start.encoding;
+  if (spread === undefined && config.spread > 1 && !input.gzip) {
+    const plan = await planSpread(body, { format, from: start.byte, line: start.line, end: source.end, ranges: config.spread, delimiter: config.delimiter, encoding: start.encoding ?? config.encoding, header, where: sourceWhere(config) }).catch((error) => {
+      input.close();
+      throw error;
+    });
+    if (header === undefined && plan.header !== undefined) {
+      header = plan.header;
+      buildItem = stages.onHeader(plan.header);
+    }
+    spreadEncoding = plan.encoding;
+    spread = { ranges: plan.ranges };
+  }
+  if (spread !== undefined) input.close();
   const report = await startSegmentReport({ config, store, logger, start, jobId, source, totalBytes: input.gzip ? undefined : source.contentLength, header: () => (format === 'csv' ? header : ['record']), publishMetrics });
 
   // The pace starts at the table's known ceiling (this shard's share), not where throttling would find it.
@@ -99,21 +121,39 @@ export async function runImport(config, { clients, logger, stopBy = Infinity, de
   try {
     // Rows the previous segment left to write go first: they are older than any row this segment reads.
     if (start.replay !== undefined) await writeReplay(store, start.replay, writer);
-    const reading = await readRows({
-      body,
-      records,
-      buildItem: stages.buildItem,
-      onHeader(fields) {
-        header = fields;
-        return stages.onHeader(fields);
-      },
-      pass: (entry) => shuffle.add(entry),
-      report,
-      firstByte: start.byte,
-      stopBy,
-      stopNow: () => stop?.aborted === true || tooLong(),
-      bytesLeft: (bytesDone) => input.gzip || start.byte + bytesDone < source.end,
-    });
+    const reading =
+      spread === undefined
+        ? await readRows({
+            body,
+            records,
+            buildItem,
+            onHeader(fields) {
+              header = fields;
+              return stages.onHeader(fields);
+            },
+            pass: (entry) => shuffle.add(entry),
+            report,
+            firstByte: start.byte,
+            stopBy,
+            stopNow: () => stop?.aborted === true || tooLong(),
+            bytesLeft: (bytesDone) => input.gzip || start.byte + bytesDone < source.end,
+          })
+        : await readSpread({
+            ranges: spread.ranges,
+            end: source.end,
+            async open(range) {
+              const opened = await openBytes(clients.s3, config, { byte: range.byte, end: source.end, etag: source.etag, gzip: false }, (event) => logger.warn('source re-opened', { ...where, ...event }));
+              const { records: reader } = rowStages({ format, config, start: { line: range.line, byte: range.byte, header, encoding: spreadEncoding }, source, keys });
+              return { records: reader, body: opened.body, close: opened.close };
+            },
+            buildItem: /** @type {import('./read-rows.js').BuildItem} */ (buildItem),
+            compare: keyOrderOf(keys),
+            pass: (entry) => shuffle.add(entry),
+            report,
+            firstByte: start.byte,
+            stopBy,
+            stopNow: () => stop?.aborted === true || tooLong(),
+          });
     await shuffle.drain();
     await writer.flush();
     clearTimeout(giveUp);
@@ -122,7 +162,10 @@ export async function runImport(config, { clients, logger, stopBy = Infinity, de
     // Rows left over when the writes were given up are handed on with the checkpoint, read or not to the end.
     const left = writer.leftOver();
     if ((reading.stoppedEarly || left.length > 0) && header !== undefined) {
-      const at = { handOver: /** @type {const} */ (true), byte: start.byte + reading.bytesDone, line: records.linesRead(), header, gzip: input.gzip, encoding: records.encoding(), format };
+      const at =
+        spread === undefined && 'bytesDone' in reading
+          ? { handOver: /** @type {const} */ (true), byte: start.byte + /** @type {number} */ (reading.bytesDone), line: records.linesRead(), header, gzip: input.gzip, encoding: records.encoding(), format }
+          : { handOver: /** @type {const} */ (true), ...firstUnfinished(/** @type {import('./checkpoint.js').Spread} */ (spread).ranges), header, gzip: false, encoding: spreadEncoding, format, spread };
       if (left.length === 0) return await report.finish(at);
       const key = replayKey(config.statusPrefix, jobId, start.shard, start.segment, newRunName());
       await store.putJson(key, left);
@@ -131,7 +174,13 @@ export async function runImport(config, { clients, logger, stopBy = Infinity, de
       return await report.finish({ ...at, replay: { key, rows: left.length } });
     }
     const shardsAsked = config.shards > 1 || config.bytesPerShard !== undefined;
-    const note = shardsAsked && input.gzip ? `the file is ${input.compression}-compressed, which cannot be split: it ran as one shard` : undefined;
+    const note = !input.gzip
+      ? undefined
+      : shardsAsked
+        ? `the file is ${input.compression}-compressed, which cannot be split: it ran as one shard${config.spread > 1 ? ', read in one place' : ''}`
+        : config.spread > 1
+          ? `the file is ${input.compression}-compressed, which cannot be entered mid-way: it was read in one place, not ${config.spread} (spread)`
+          : undefined;
     return await report.finish({ handOver: false, note });
   } catch (error) {
     // A failure anywhere, the rejects file's or the final status's included, leaves a failed status.
@@ -144,6 +193,15 @@ export async function runImport(config, { clients, logger, stopBy = Infinity, de
     await report.fail(error);
     throw error;
   }
+}
+
+/**
+ * Where a spread segment's checkpoint says it is: the first range with bytes left (every range's cursor is
+ * in `spread`). @param {import('./read-spread.js').SpreadRange[]} ranges
+ */
+function firstUnfinished(ranges) {
+  const range = ranges.find((r) => r.byte < /** @type {number} */ (r.stop)) ?? ranges[ranges.length - 1];
+  return { byte: Math.max(1, range.byte), line: Math.max(1, range.line) };
 }
 
 /**

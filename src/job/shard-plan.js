@@ -159,13 +159,14 @@ async function readHeader(bytes, delimiter, encoding, where) {
  * line break inside a value, so a shard may start after any LF. The object is read once, counting lines,
  * so that each shard's rejects keep the file's line numbers.
  * @param {AsyncIterable<Buffer>} body  the whole object, from byte 0
- * @param {{ bytes: number, shards: number, where: string }} options
+ * @param {{ bytes: number, shards: number, where: string, from?: number, line?: number }} options  bytes: where
+ *   the body ends in the object; from: where it starts (lines: lines before it)
  * @returns {Promise<{ shards: ShardRange[], note?: string }>}
  */
-export async function planLineShards(body, { bytes, shards, where }) {
-  const cuts = createCuts({ start: 0, line: 0, bytes, shards });
-  let position = 0;
-  let lines = 0;
+export async function planLineShards(body, { bytes, shards, where, from = 0, line = 0 }) {
+  const cuts = createCuts({ start: from, line, bytes, shards });
+  let position = from;
+  let lines = line;
   // Read to the end even once every cut is made: the bytes read must be the object's.
   for await (const chunk of body) {
     for (let at = chunk.indexOf(0x0a); at !== -1; at = chunk.indexOf(0x0a, at + 1)) cuts.at(position + at + 1, ++lines);
@@ -175,4 +176,24 @@ export async function planLineShards(body, { bytes, shards, where }) {
   const { ranges } = cuts;
   const note = ranges.length < shards ? `asked for ${shards} shards; the file has line breaks for ${ranges.length}` : undefined;
   return { shards: ranges, ...(note === undefined ? {} : { note }) };
+}
+
+/**
+ * Cuts a stretch of a CSV object whose header is known (a shard's range, read by `spread`) into ranges on
+ * record boundaries, as planShards cuts a whole object.
+ * @param {AsyncIterable<Buffer>} body  the object's bytes from `from` to `bytes`
+ * @param {{ from: number, line: number, bytes: number, ranges: number, delimiter: string, encoding: import('../records/text-encoding.js').Encoding, where: string }} options
+ * @returns {Promise<ShardRange[]>}
+ */
+export async function planRecordRanges(body, { from, line, bytes, ranges, delimiter, encoding, where }) {
+  const cuts = createCuts({ start: from, line, bytes, shards: ranges });
+  const scanner = createRecordScanner({ delimiter, encoding, onBoundary: (boundary) => cuts.at(from + boundary.byte, line + boundary.lines) });
+  let position = from;
+  for await (const chunk of body) {
+    scanner.scan(chunk);
+    position += chunk.length;
+  }
+  scanner.end();
+  if (position !== bytes) throw new SourceError(`reading ${where} to cut it for spread gave ${position - from} bytes, but the range has ${bytes - from}; run the job again`);
+  return cuts.ranges;
 }

@@ -1,0 +1,215 @@
+/**
+ * The read loop of a segment with `spread`: K byte ranges of the object read at once, their rows
+ * interleaved one by one, so that a file sorted by the table's key feeds K stretches of the key space
+ * (K partitions' worth) instead of one. Memory is K read buffers.
+ *
+ * Rows of one key must reach the table in file order, whatever the interleaving. Two rules keep it:
+ *  - a run of one key is never cut: range j (j >= 1) gives the records at its start that share its
+ *    first key to range j - 1, which reads on past its planned end through them (`stop`);
+ *  - each range keeps to its own stretch of the key space: the keys a range has handed on span
+ *    [min, max], and those spans stay disjoint and in range order. A file sorted by the table's key keeps
+ *    to this by itself; a row that would break it could have a key another range has written, so the
+ *    segment stops there with SpreadOrderError, before that row is handed on. With disjoint spans no two
+ *    ranges ever write one key, and one range's rows pass in its own file order.
+ * Checkpoints carry every range's cursor, line, stop and span.
+ */
+import { RowError, SpreadOrderError } from '../errors.js';
+
+/**
+ * A range as a checkpoint carries it.
+ * @typedef {object} SpreadRange
+ * @property {number} byte   first byte not yet read
+ * @property {number | undefined} stop  where the range ends; undefined until the first segment has found where
+ *   the run of a key at the next range's start ends
+ * @property {number} end    the planned end (the next range's planned start)
+ * @property {number} line   lines of the file before `byte`
+ * @property {string} [min]  smallest key handed on so far (a keyId)
+ * @property {string} [max]  largest
+ */
+
+/**
+ * @typedef {object} OpenedRange
+ * @property {import('./read-rows.js').RecordReader} records
+ * @property {import('node:stream').Readable} body
+ * @property {() => void} close
+ */
+
+/**
+ * @param {object} options
+ * @param {SpreadRange[]} options.ranges  in file order; changed in place as rows are read (the checkpoint's)
+ * @param {number} options.end  one past the segment's last byte
+ * @param {(range: SpreadRange) => Promise<OpenedRange>} options.open  bytes from range.byte to `end`, parsed
+ * @param {import('./read-rows.js').BuildItem} options.buildItem
+ * @param {(a: string, b: string) => number} options.compare  the order of the table's keys (key-order.js)
+ * @param {(entry: import('../types.js').Entry) => Promise<void> | undefined} options.pass
+ * @param {Pick<Awaited<ReturnType<typeof import('./segment-report.js').startSegmentReport>>, 'stats' | 'rejectRow' | 'rejectsBacklog'>} options.report
+ * @param {number} options.firstByte  where the segment's bytes start (progress counts from it)
+ * @param {number} options.stopBy
+ * @param {() => boolean} [options.stopNow]
+ * @returns {Promise<{ stoppedEarly: boolean }>}
+ */
+export async function readSpread({ ranges, end, open, buildItem, compare, pass, report, firstByte, stopBy, stopNow = () => false }) {
+  const { stats } = report;
+  /** @type {Array<{ range: SpreadRange, opened: OpenedRange, rows: AsyncIterator<any>, pending: any, base: number, atBoundary: boolean } | undefined>} */
+  const readers = ranges.map(() => undefined);
+  const startBytes = ranges.map((range) => range.byte);
+  try {
+    // Where each range stops: a later range first skips the run of its first key, which the range before it reads.
+    for (let j = ranges.length - 1; j >= 0; j--) {
+      const range = ranges[j];
+      if (range.stop === undefined && j > 0) await findStart(j);
+    }
+    for (let j = ranges.length - 1; j >= 0; j--) {
+      if (ranges[j].stop === undefined) ranges[j].stop = j === ranges.length - 1 ? end : nextStart(j);
+    }
+    let sinceClock = 0;
+    let active = ranges.map((_, j) => j).filter((j) => ranges[j].byte < /** @type {number} */ (ranges[j].stop));
+    while (active.length > 0) {
+      for (const j of active) await step(j);
+      active = active.filter((j) => ranges[j].byte < /** @type {number} */ (ranges[j].stop));
+      sinceClock += ranges.length;
+      if (sinceClock >= 64) {
+        sinceClock = 0;
+        if ((performance.now() > stopBy || stopNow()) && active.length > 0 && readers.every((r) => r === undefined || r.atBoundary)) return { stoppedEarly: true };
+      }
+    }
+    return { stoppedEarly: false };
+  } finally {
+    for (const reader of readers) reader?.opened.close();
+  }
+
+  /** The planned start of the next range that is not empty (its first run skipped), or the segment's end. @param {number} j */
+  function nextStart(j) {
+    for (let k = j + 1; k < ranges.length; k++) if (ranges[k].byte < ranges[k].end) return ranges[k].byte;
+    return end;
+  }
+
+  /** @param {number} j */
+  async function readerOf(j) {
+    let reader = readers[j];
+    if (reader === undefined) {
+      const range = ranges[j];
+      const opened = await open(range);
+      opened.body.on('error', (error) => opened.records.parser.destroy(error));
+      opened.body.pipe(opened.records.input);
+      reader = { range, opened, rows: opened.records.parser[Symbol.asyncIterator](), pending: undefined, base: range.byte, atBoundary: true };
+      readers[j] = reader;
+    }
+    return reader;
+  }
+
+  /** The next record of range j, or undefined at the end of its bytes. @param {NonNullable<typeof readers[0]>} reader */
+  async function nextRow(reader) {
+    if (reader.pending !== undefined) {
+      const row = reader.pending;
+      reader.pending = undefined;
+      return row;
+    }
+    const next = await reader.rows.next();
+    return next.done ? undefined : reader.opened.records.toRow(next.value);
+  }
+
+  /**
+   * Range j's first segment: skips the records at its start up to the first one with a key other than
+   * the first key's (rejected records too); those belong to range j - 1. Range j may end up empty.
+   * @param {number} j
+   */
+  async function findStart(j) {
+    const range = ranges[j];
+    const reader = await readerOf(j);
+    /** @type {string | undefined} */
+    let first;
+    for (;;) {
+      if (range.byte >= range.end) break;
+      const row = await nextRow(reader);
+      if (row === undefined) break;
+      const key = row.fields === undefined ? undefined : keyOf(row);
+      if (key !== undefined && first !== undefined && key !== first) {
+        reader.pending = row;
+        break;
+      }
+      first ??= key;
+      if (row.endByte === undefined) continue;
+      range.byte = reader.base + row.endByte;
+      range.line = reader.opened.records.linesRead();
+    }
+    if (range.byte >= range.end) {
+      // One run to its planned end: the range before reads it all.
+      range.byte = range.end;
+      range.stop = range.end;
+    }
+  }
+
+  /** A record's key, or undefined when it would be rejected (it writes nothing, so its order does not matter). */
+  function keyOf(/** @type {any} */ row) {
+    try {
+      return buildItem(row.fields, row.line).keyId;
+    } catch (error) {
+      if (error instanceof RowError) return undefined;
+      throw error;
+    }
+  }
+
+  /** One record of range j, handed on or rejected. @param {number} j */
+  async function step(j) {
+    const range = ranges[j];
+    const reader = await readerOf(j);
+    const row = await nextRow(reader);
+    if (row === undefined) {
+      range.byte = /** @type {number} */ (range.stop);
+      return;
+    }
+    stats.rowsRead++;
+    if (row.fields === undefined) {
+      report.rejectRow(row, row.line, row.partialFields);
+    } else {
+      const { fields, line } = row;
+      let built;
+      try {
+        built = buildItem(fields, line);
+      } catch (error) {
+        if (!(error instanceof RowError)) throw error;
+        report.rejectRow(error, line, fields);
+      }
+      if (built !== undefined) {
+        keep(j, built.keyId, line);
+        const wait = pass({ json: built.json, keyId: built.keyId, op: built.op, line, fields });
+        if (wait !== undefined) await wait;
+      }
+    }
+    const backlog = report.rejectsBacklog();
+    if (backlog !== undefined) await backlog;
+    reader.atBoundary = row.endByte !== undefined;
+    if (row.endByte === undefined) return;
+    range.byte = Math.min(reader.base + row.endByte, /** @type {number} */ (range.stop));
+    range.line = reader.opened.records.linesRead();
+    stats.byte = firstByte + ranges.reduce((sum, r, k) => sum + (r.byte - startBytes[k]), 0);
+  }
+
+  /** Widens range j's span to `key`, if the spans stay apart. @param {number} j @param {string} key @param {number} line */
+  function keep(j, key, line) {
+    const range = ranges[j];
+    if (range.min !== undefined && range.max !== undefined && compare(key, range.min) >= 0 && compare(key, range.max) <= 0) return;
+    for (let k = j - 1; k >= 0; k--) {
+      const below = ranges[k].max;
+      if (below === undefined) continue;
+      if (compare(below, key) >= 0) throw outOfOrder(line, j, k);
+      break;
+    }
+    for (let k = j + 1; k < ranges.length; k++) {
+      const above = ranges[k].min;
+      if (above === undefined) continue;
+      if (compare(key, above) >= 0) throw outOfOrder(line, j, k);
+      break;
+    }
+    if (range.min === undefined || compare(key, range.min) < 0) range.min = key;
+    if (range.max === undefined || compare(key, range.max) > 0) range.max = key;
+  }
+
+  /** @param {number} line @param {number} j @param {number} k */
+  function outOfOrder(line, j, k) {
+    return new SpreadOrderError(
+      `spread: the key of line ${line} (range ${j + 1} of ${ranges.length}) lies among the keys range ${k + 1} has read, so the file is not sorted by the table's key and reading it in ${ranges.length} places could write an older row of a key over a newer one. The rows written so far are in order. Import it without spread (leave spread out; shuffleWindow spreads rows of any order), or sort the file by the table's key first`,
+    );
+  }
+}
