@@ -179,6 +179,51 @@ describe('adaptive pace', () => {
     expect(waits[0]).toBeLessThan(120);
   });
 
+  it('probes a table that grows (on-demand) faster each clean second, up to 20% a second, never past twice what it took', () => {
+    let t = 0;
+    const pace = createAdaptivePace({ adaptive: true, startRate: 4_000, tableGrows: true, now: () => t, wait: async () => {} });
+    /** One second in which the table took `units` with `throttled` items refused. @param {number} units @param {number} [throttled] */
+    const second = (units, throttled = 0) => {
+      t += 500;
+      pace.spend(units, units);
+      if (throttled > 0) pace.throttled(throttled);
+      t += 500;
+      pace.throttled(0); // moves the pace's clock into the next second
+      return pace.rate();
+    };
+    const rates = [4_000, 4_080, 4_243, 4_498, 4_858].map((rate) => second(rate));
+    // 2%, then 4%, 6%, 8%, 10% more: a doubling in about 7 seconds, not 35.
+    expect(rates.map(Math.round)).toEqual([4_080, 4_243, 4_498, 4_858, 5_343]);
+    // A second with a throttled item starts again at 2%; one with more than 5% throttled cuts to the most it took.
+    expect(second(5_300, 10)).toBeCloseTo(rates[4] * 1.02);
+    expect(second(5_000, 1_000)).toBe(5_300);
+    // A rate the import does not reach proves nothing: at most twice what the table took lately.
+    for (let i = 0; i < 30; i++) second(1_000);
+    expect(pace.rate()).toBeLessThanOrEqual(2 * 5_300);
+  });
+
+  it('climbs back fast to a provisioned table\'s WCU after a cut, and by 2% a second past it', () => {
+    let t = 0;
+    const pace = createAdaptivePace({ adaptive: true, startRate: 10_000, now: () => t, wait: async () => {} });
+    const second = (/** @type {number} */ units, throttled = 0) => {
+      t += 500;
+      pace.spend(units, units);
+      if (throttled > 0) pace.throttled(throttled);
+      t += 500;
+      pace.throttled(0); // moves the pace's clock into the next second
+      return pace.rate();
+    };
+    expect(second(8_000, 2_000)).toBe(8_000); // a hot partition: cut to what the table took
+    const back = [8_000, 8_200, 8_500, 9_000, 9_600, 10_000, 10_200].map((units) => second(units));
+    // 2%, 4%, 6%, 8%: past 10,000 in the fifth clean second (at 2% a second it would take ten)...
+    const reached = back.findIndex((rate) => rate >= 10_000);
+    expect(reached).toBeGreaterThan(0);
+    expect(reached).toBeLessThanOrEqual(4);
+    expect(back[reached]).toBeLessThanOrEqual(10_000 * 1.02);
+    // ...and 2% a second from there.
+    for (let i = reached + 1; i < back.length; i++) expect(back[i]).toBeCloseTo(back[i - 1] * 1.02);
+  });
+
   it('holds every call for 20 ms after a call refused whole, once the rate is known', async () => {
     const { clock, waits, pace } = paceOnClock();
     // Before the rate is known a refusal holds nothing.

@@ -96,9 +96,13 @@ export async function runImport(config, { clients, logger, stopBy = Infinity, de
   if (spread !== undefined) input.close();
   const report = await startSegmentReport({ config, store, logger, start, jobId, source, totalBytes: input.gzip ? undefined : source.contentLength, header: () => (format === 'csv' ? header : ['record']), publishMetrics });
 
-  // The pace starts at the table's known ceiling (this shard's share), not where throttling would find it.
-  const startRate = facts.writeCeiling === undefined ? undefined : facts.writeCeiling / start.shards;
-  const writer = createBatchWriter({ ...config, startRate, client: clients.batchWrite, keyIdOf: keyIdReader(config), stats: report.stats, onReject: report.recordRejection });
+  // The pace starts at the table's known ceiling, or at an on-demand table's warm throughput, which it takes
+  // at once (this shard's share), not where throttling would find it; an on-demand table without a maximum
+  // grows past its warm throughput when pushed, and the pace probes for that.
+  const startFrom = facts.writeCeiling ?? facts.warmWritesPerSecond;
+  const startRate = startFrom === undefined ? undefined : startFrom / start.shards;
+  const tableGrows = facts.billingMode === 'PAY_PER_REQUEST' && facts.writeCeiling === undefined;
+  const writer = createBatchWriter({ ...config, startRate, tableGrows, client: clients.batchWrite, keyIdOf: keyIdReader(config), stats: report.stats, onReject: report.recordRejection });
   /** @type {ReturnType<typeof createShuffleWindow<import('../types.js').Entry>>} */
   const shuffle = createShuffleWindow(config.shuffleWindow, (entry) => writer.add(entry), {
     keyOf: (entry) => entry.keyId,
@@ -153,6 +157,8 @@ export async function runImport(config, { clients, logger, stopBy = Infinity, de
             firstByte: start.byte,
             stopBy,
             stopNow: () => stop?.aborted === true || tooLong(),
+            pending: writer.pending,
+            rowsInFlight: config.concurrency * 25,
           });
     await shuffle.drain();
     await writer.flush();

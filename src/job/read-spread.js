@@ -11,6 +11,10 @@
  *    to this by itself; a row that would break it could have a key another range has written, so the
  *    segment stops there with SpreadOrderError, before that row is handed on. With disjoint spans no two
  *    ranges ever write one key, and one range's rows pass in its own file order.
+ * A range whose rows wait on the table (its stretch of keys is on a hot partition: they come back
+ * throttled and back off) is passed over while it has more than its share of the rows on their way, so
+ * that the window fills with rows of the ranges whose partitions have room; round robin alone would feed
+ * every partition alike and run at the pace of the busiest.
  * Checkpoints carry every range's cursor, line, stop and span.
  */
 import { RowError, SpreadOrderError } from '../errors.js';
@@ -46,13 +50,18 @@ import { RowError, SpreadOrderError } from '../errors.js';
  * @param {number} options.firstByte  where the segment's bytes start (progress counts from it)
  * @param {number} options.stopBy
  * @param {() => boolean} [options.stopNow]
+ * @param {(entry: import('../types.js').Entry) => boolean} [options.pending]  whether a row handed on is still on its way to the table
+ * @param {number} [options.rowsInFlight]  rows the writer holds at most (its window of calls x 25)
  * @returns {Promise<{ stoppedEarly: boolean }>}
  */
-export async function readSpread({ ranges, end, open, buildItem, compare, pass, report, firstByte, stopBy, stopNow = () => false }) {
+export async function readSpread({ ranges, end, open, buildItem, compare, pass, report, firstByte, stopBy, stopNow = () => false, pending = () => false, rowsInFlight = 800 }) {
   const { stats } = report;
-  /** @type {Array<{ range: SpreadRange, opened: OpenedRange, rows: AsyncIterator<any>, pending: any, base: number, atBoundary: boolean } | undefined>} */
+  /** @type {Array<{ range: SpreadRange, opened: OpenedRange, pending: any, base: number, atBoundary: boolean } | undefined>} */
   const readers = ranges.map(() => undefined);
   const startBytes = ranges.map((range) => range.byte);
+  /** Each range's rows handed on, oldest first, until they are no longer on their way. @type {Array<import('../types.js').Entry[]>} */
+  const onTheirWay = ranges.map(() => []);
+  const share = Math.max(25, Math.ceil((2 * rowsInFlight) / ranges.length));
   try {
     // Where each range stops: a later range first skips the run of its first key, which the range before it reads.
     for (let j = ranges.length - 1; j >= 0; j--) {
@@ -63,9 +72,27 @@ export async function readSpread({ ranges, end, open, buildItem, compare, pass, 
       if (ranges[j].stop === undefined) ranges[j].stop = j === ranges.length - 1 ? end : nextStart(j);
     }
     let sinceClock = 0;
+    let done = ranges.reduce((sum, range, k) => sum + (range.byte - startBytes[k]), 0);
     let active = ranges.map((_, j) => j).filter((j) => ranges[j].byte < /** @type {number} */ (ranges[j].stop));
     while (active.length > 0) {
-      for (const j of active) await step(j);
+      let passedOver = 0;
+      for (const j of active) {
+        if (waitingOf(j) >= share) {
+          passedOver++;
+          continue;
+        }
+        // Records are taken while the range's parser holds some: a promise only when one must be waited for.
+        const reader = readers[j] ?? (await readerOf(j));
+        let row = nextBuffered(reader);
+        if (row === null) row = await nextRow(reader);
+        const before = ranges[j].byte;
+        const wait = handle(j, reader, row);
+        done += ranges[j].byte - before;
+        stats.byte = firstByte + done;
+        if (wait !== undefined) await wait;
+      }
+      // Every range has its share on the way: wait a moment for the table.
+      if (passedOver === active.length) await new Promise((resolve) => setTimeout(resolve, 1));
       active = active.filter((j) => ranges[j].byte < /** @type {number} */ (ranges[j].stop));
       sinceClock += ranges.length;
       if (sinceClock >= 64) {
@@ -76,6 +103,15 @@ export async function readSpread({ ranges, end, open, buildItem, compare, pass, 
     return { stoppedEarly: false };
   } finally {
     for (const reader of readers) reader?.opened.close();
+  }
+
+  /** Range j's rows still on their way (those at the front that arrived are dropped first). @param {number} j */
+  function waitingOf(j) {
+    const rows = onTheirWay[j];
+    let settled = 0;
+    while (settled < rows.length && !pending(rows[settled])) settled++;
+    if (settled > 0) rows.splice(0, settled);
+    return rows.length;
   }
 
   /** The planned start of the next range that is not empty (its first run skipped), or the segment's end. @param {number} j */
@@ -92,21 +128,36 @@ export async function readSpread({ ranges, end, open, buildItem, compare, pass, 
       const opened = await open(range);
       opened.body.on('error', (error) => opened.records.parser.destroy(error));
       opened.body.pipe(opened.records.input);
-      reader = { range, opened, rows: opened.records.parser[Symbol.asyncIterator](), pending: undefined, base: range.byte, atBoundary: true };
+      reader = { range, opened, pending: undefined, base: range.byte, atBoundary: true };
       readers[j] = reader;
     }
     return reader;
   }
 
-  /** The next record of range j, or undefined at the end of its bytes. @param {NonNullable<typeof readers[0]>} reader */
-  async function nextRow(reader) {
+  /**
+   * The range's next record if its parser holds one now; null if it must be waited for; undefined at the
+   * end of its bytes. @param {NonNullable<typeof readers[0]>} reader
+   */
+  function nextBuffered(reader) {
     if (reader.pending !== undefined) {
       const row = reader.pending;
       reader.pending = undefined;
       return row;
     }
-    const next = await reader.rows.next();
-    return next.done ? undefined : reader.opened.records.toRow(next.value);
+    const { parser } = reader.opened.records;
+    const output = parser.read();
+    if (output !== null) return reader.opened.records.toRow(output);
+    if (parser.errored) throw parser.errored;
+    return parser.readableEnded || parser.destroyed ? undefined : null;
+  }
+
+  /** The range's next record, waiting for it; undefined at the end of its bytes. @param {NonNullable<typeof readers[0]>} reader */
+  async function nextRow(reader) {
+    for (;;) {
+      const row = nextBuffered(reader);
+      if (row !== null) return row;
+      await readable(reader.opened.records.parser);
+    }
   }
 
   /**
@@ -150,16 +201,21 @@ export async function readSpread({ ranges, end, open, buildItem, compare, pass, 
     }
   }
 
-  /** One record of range j, handed on or rejected. @param {number} j */
-  async function step(j) {
+  /**
+   * One record of range j (undefined: its bytes ended), handed on or rejected; returns a promise when the
+   * writer or the rejects upload is behind.
+   * @param {number} j @param {NonNullable<typeof readers[0]>} reader @param {any} row
+   * @returns {Promise<void> | undefined}
+   */
+  function handle(j, reader, row) {
     const range = ranges[j];
-    const reader = await readerOf(j);
-    const row = await nextRow(reader);
     if (row === undefined) {
       range.byte = /** @type {number} */ (range.stop);
-      return;
+      return undefined;
     }
     stats.rowsRead++;
+    /** @type {Promise<void> | undefined} */
+    let wait;
     if (row.fields === undefined) {
       report.rejectRow(row, row.line, row.partialFields);
     } else {
@@ -173,17 +229,19 @@ export async function readSpread({ ranges, end, open, buildItem, compare, pass, 
       }
       if (built !== undefined) {
         keep(j, built.keyId, line);
-        const wait = pass({ json: built.json, keyId: built.keyId, op: built.op, line, fields });
-        if (wait !== undefined) await wait;
+        const entry = { json: built.json, keyId: built.keyId, op: built.op, line, fields };
+        wait = pass(entry);
+        onTheirWay[j].push(entry);
       }
     }
-    const backlog = report.rejectsBacklog();
-    if (backlog !== undefined) await backlog;
     reader.atBoundary = row.endByte !== undefined;
-    if (row.endByte === undefined) return;
-    range.byte = Math.min(reader.base + row.endByte, /** @type {number} */ (range.stop));
-    range.line = reader.opened.records.linesRead();
-    stats.byte = firstByte + ranges.reduce((sum, r, k) => sum + (r.byte - startBytes[k]), 0);
+    if (row.endByte !== undefined) {
+      range.byte = Math.min(reader.base + row.endByte, /** @type {number} */ (range.stop));
+      range.line = reader.opened.records.linesRead();
+    }
+    const backlog = report.rejectsBacklog();
+    if (wait === undefined) return backlog;
+    return backlog === undefined ? wait : wait.then(() => backlog);
   }
 
   /** Widens range j's span to `key`, if the spans stay apart. @param {number} j @param {string} key @param {number} line */
@@ -212,4 +270,32 @@ export async function readSpread({ ranges, end, open, buildItem, compare, pass, 
       `spread: the key of line ${line} (range ${j + 1} of ${ranges.length}) lies among the keys range ${k + 1} has read, so the file is not sorted by the table's key and reading it in ${ranges.length} places could write an older row of a key over a newer one. The rows written so far are in order. Import it without spread (leave spread out; shuffleWindow spreads rows of any order), or sort the file by the table's key first`,
     );
   }
+}
+
+/**
+ * Resolves when the stream may have something to read, has ended or closed; rejects on its error.
+ * @param {import('node:stream').Readable} stream
+ * @returns {Promise<void>}
+ */
+function readable(stream) {
+  return new Promise((resolve, reject) => {
+    const done = () => {
+      cleanup();
+      resolve();
+    };
+    const fail = (/** @type {Error} */ error) => {
+      cleanup();
+      reject(error);
+    };
+    const cleanup = () => {
+      stream.off('readable', done);
+      stream.off('end', done);
+      stream.off('close', done);
+      stream.off('error', fail);
+    };
+    stream.on('readable', done);
+    stream.on('end', done);
+    stream.on('close', done);
+    stream.on('error', fail);
+  });
 }

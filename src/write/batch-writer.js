@@ -41,6 +41,7 @@ export const BATCH_SIZE = 25;
  * @property {(rejection: Rejection) => void} onReject
  * @property {(ms: number) => Promise<unknown>} [wait]  for tests
  * @property {number} [startRate]  WCU/s the adaptive pace starts at: the table's known ceiling (this writer's share of it)
+ * @property {boolean} [tableGrows]  the table grows when pushed (on-demand, no maximum): the pace probes faster
  */
 
 /** @param {BatchWriterOptions} options */
@@ -175,6 +176,8 @@ export function createBatchWriter(options) {
 
     /** Rows not yet written, rejected or collapsed: in the open batch or in batches outstanding. */
     queued: () => unsettled.size,
+    /** Whether a row added is still on its way (not yet written, rejected or collapsed). @param {Entry} entry */
+    pending: (entry) => unsettled.has(entry),
 
     /**
      * Gives up the writes: nothing the calls outstanding do is counted any more (their answers are

@@ -59,21 +59,28 @@ export function createWcuLimiter(maxWcu, now = () => performance.now(), wait = (
  * second in which more than 5% of the items sent were throttled, the rate is set to the most the table
  * took in any of the last three seconds, which under throttling is its capacity (the most, because
  * a second with retries backing off takes less than the table can); after a second with fewer
- * throttles, it grows by 2%, probing for more. A few throttled items are normal at full capacity (random keys do not
+ * throttles, it grows by 2%, probing for more. A table that grows when pushed (on-demand, no maximum)
+ * is probed faster: 2% more for each second in a row without a throttled item, up to 20% a second, but
+ * never past twice what the table took in the last seconds (a rate the import does not reach proves
+ * nothing). Its capacity doubles within minutes; at 2% a second the import would lag it by half a minute.
+ * Below a provisioned table's known WCU the pace climbs back as fast (a cut for a hot partition that split
+ * since), and by 2% a second past it (burst capacity). A few throttled items are normal at full capacity (random keys do not
  * spread evenly over partitions, and they are simply sent again), so they do not cut the rate: cutting
  * on each of them would ratchet the rate far below the table's capacity.
  *
  * @param {object} options
  * @param {boolean} options.adaptive  off: never waits
- * @param {number} [options.startRate]  WCU/s to start at: the table's known ceiling (else no limit until it pushes back)
+ * @param {number} [options.startRate]  WCU/s to start at: the table's known ceiling or warm throughput (else no limit until it pushes back)
+ * @param {boolean} [options.tableGrows]  an on-demand table without a maximum: probe faster (above)
  * @param {() => number} [options.now]  milliseconds clock
  * @param {(ms: number) => Promise<unknown>} [options.wait]
  */
-export function createAdaptivePace({ adaptive, startRate, now = () => performance.now(), wait = (ms) => new Promise((resolve) => setTimeout(resolve, ms)) }) {
+export function createAdaptivePace({ adaptive, startRate, tableGrows = false, now = () => performance.now(), wait = (ms) => new Promise((resolve) => setTimeout(resolve, ms)) }) {
   const off = { ready: () => undefined, reserve: (/** @type {number} */ _units) => 0, spend: (/** @type {number} */ _units, /** @type {number} */ _items, /** @type {number} */ _reserved = 0) => {}, release: (/** @type {number} */ _reserved) => {}, throttled: (/** @type {number} */ _items) => {}, refused: () => {}, rate: () => Infinity };
   if (!adaptive) return off;
   const THROTTLED_SHARE = 0.05;
-  const GROWTH = 1.02;
+  const GROWTH = 0.02;
+  const MOST_CLEAN_STEPS = 10;
   const FLOOR = 25; // one call's worth a second at least
   const BUCKET_SECONDS = 0.1; // a tenth of a second of burst: smooth within the table's second
   const HOLD_SECONDS = 0.02; // after a call refused whole: the table has nothing left just now
@@ -82,6 +89,8 @@ export function createAdaptivePace({ adaptive, startRate, now = () => performanc
   let at = now();
   let second = Math.floor(at / 1000);
   const thisSecond = { units: 0, items: 0, throttled: 0 };
+  /** Seconds in a row without a throttled item. */
+  let clean = 0;
   /** WCU the table took in each of the last seconds, newest last. @type {number[]} */
   const recent = [];
 
@@ -90,11 +99,17 @@ export function createAdaptivePace({ adaptive, startRate, now = () => performanc
     const sent = thisSecond.items + thisSecond.throttled;
     recent.push(thisSecond.units);
     if (recent.length > 3) recent.shift();
+    clean = sent > 0 && thisSecond.throttled === 0 ? clean + 1 : 0;
     if (sent > 0 && thisSecond.throttled / sent > THROTTLED_SHARE) {
       rate = Math.max(FLOOR, Math.max(...recent));
       tokens = Math.min(tokens, 0);
     } else if (rate !== Infinity && sent > 0) {
-      rate *= GROWTH;
+      // Below a provisioned table's known WCU (after a cut for a hot partition since relieved) it may climb
+      // back as fast as a table that grows.
+      const fast = tableGrows || (startRate !== undefined && rate < startRate);
+      const steps = fast ? Math.min(Math.max(clean, 1), MOST_CLEAN_STEPS) : 1;
+      const grown = rate * (1 + GROWTH * steps);
+      rate = !fast ? grown : Math.max(rate * (1 + GROWTH), Math.min(grown, 2 * Math.max(...recent), tableGrows || startRate === undefined ? Infinity : startRate * (1 + GROWTH)));
     }
   }
 

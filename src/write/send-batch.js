@@ -26,6 +26,7 @@ import { backoffDelay, classifyError } from './retry.js';
  * @property {number | undefined} [maxWcu]  most write capacity to consume per second
  * @property {boolean} [adaptiveConcurrency]  pace the calls by the capacity learned from the table's throttling
  * @property {number} [startRate]  the pace's first rate: the table's known ceiling
+ * @property {boolean} [tableGrows]  the table grows when pushed (on-demand, no maximum): the pace probes faster
  * @property {import('p-limit').LimitFunction} limit  the window: calls on the wire at once
  * @property {{ succeeded: () => void, throttled: () => void }} window  told how each call went
  * @property {import('../observe/counters.js').Stats} stats
@@ -45,7 +46,7 @@ export function createBatchSender(options) {
   const sender = {
     ...options,
     capacity: createWcuLimiter(options.maxWcu),
-    pace: createAdaptivePace({ adaptive: options.adaptiveConcurrency ?? false, startRate: options.startRate }),
+    pace: createAdaptivePace({ adaptive: options.adaptiveConcurrency ?? false, startRate: options.startRate, tableGrows: options.tableGrows }),
     requestBody: requestBodyFor(options.table),
   };
   return (entries) => sendBatch(sender, entries);
