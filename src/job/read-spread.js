@@ -61,7 +61,7 @@ export async function readSpread({ ranges, end, open, buildItem, compare, pass, 
   const startBytes = ranges.map((range) => range.byte);
   /** Each range's rows handed on, oldest first, until they are no longer on their way. @type {Array<import('../types.js').Entry[]>} */
   const onTheirWay = ranges.map(() => []);
-  const share = Math.max(25, Math.ceil((2 * rowsInFlight) / ranges.length));
+  const share = Math.max(25, Math.ceil(rowsInFlight / ranges.length));
   try {
     // Where each range stops: a later range first skips the run of its first key, which the range before it reads.
     for (let j = ranges.length - 1; j >= 0; j--) {
