@@ -151,7 +151,8 @@ export async function runImport(config, { clients, logger, stopBy = Infinity, de
               return { records: reader, body: opened.body, close: opened.close };
             },
             buildItem: /** @type {import('./read-rows.js').BuildItem} */ (buildItem),
-            compare: keyOrderOf(keys),
+            // Generated keys are new for every row: no two rows share one, so no order needs keeping.
+            compare: config.generateKey ? undefined : keyOrderOf(keys),
             pass: (entry) => shuffle.add(entry),
             report,
             firstByte: start.byte,

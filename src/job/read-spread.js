@@ -44,7 +44,8 @@ import { RowError, SpreadOrderError } from '../errors.js';
  * @param {number} options.end  one past the segment's last byte
  * @param {(range: SpreadRange) => Promise<OpenedRange>} options.open  bytes from range.byte to `end`, parsed
  * @param {import('./read-rows.js').BuildItem} options.buildItem
- * @param {(a: string, b: string) => number} options.compare  the order of the table's keys (key-order.js)
+ * @param {((a: string, b: string) => number) | undefined} options.compare  the order of the table's keys (key-order.js);
+ *   undefined when no two rows can share a key (generated keys)
  * @param {(entry: import('../types.js').Entry) => Promise<void> | undefined} options.pass
  * @param {Pick<Awaited<ReturnType<typeof import('./segment-report.js').startSegmentReport>>, 'stats' | 'rejectRow' | 'rejectsBacklog'>} options.report
  * @param {number} options.firstByte  where the segment's bytes start (progress counts from it)
@@ -228,7 +229,7 @@ export async function readSpread({ ranges, end, open, buildItem, compare, pass, 
         report.rejectRow(error, line, fields);
       }
       if (built !== undefined) {
-        keep(j, built.keyId, line);
+        if (compare !== undefined) keep(j, built.keyId, line);
         const entry = { json: built.json, keyId: built.keyId, op: built.op, line, fields };
         wait = pass(entry);
         onTheirWay[j].push(entry);
@@ -247,21 +248,22 @@ export async function readSpread({ ranges, end, open, buildItem, compare, pass, 
   /** Widens range j's span to `key`, if the spans stay apart. @param {number} j @param {string} key @param {number} line */
   function keep(j, key, line) {
     const range = ranges[j];
-    if (range.min !== undefined && range.max !== undefined && compare(key, range.min) >= 0 && compare(key, range.max) <= 0) return;
+    const order = /** @type {(a: string, b: string) => number} */ (compare);
+    if (range.min !== undefined && range.max !== undefined && order(key, range.min) >= 0 && order(key, range.max) <= 0) return;
     for (let k = j - 1; k >= 0; k--) {
       const below = ranges[k].max;
       if (below === undefined) continue;
-      if (compare(below, key) >= 0) throw outOfOrder(line, j, k);
+      if (order(below, key) >= 0) throw outOfOrder(line, j, k);
       break;
     }
     for (let k = j + 1; k < ranges.length; k++) {
       const above = ranges[k].min;
       if (above === undefined) continue;
-      if (compare(key, above) >= 0) throw outOfOrder(line, j, k);
+      if (order(key, above) >= 0) throw outOfOrder(line, j, k);
       break;
     }
-    if (range.min === undefined || compare(key, range.min) < 0) range.min = key;
-    if (range.max === undefined || compare(key, range.max) > 0) range.max = key;
+    if (range.min === undefined || order(key, range.min) < 0) range.min = key;
+    if (range.max === undefined || order(key, range.max) > 0) range.max = key;
   }
 
   /** @param {number} line @param {number} j @param {number} k */

@@ -71,7 +71,7 @@ export async function startSegmentReport({ config, store, logger, start, jobId, 
     const reason = Object.keys(byReason).find((name) => name.endsWith('KeyRangeThroughputExceeded'));
     if (reason === undefined) return;
     advisedOnHotKeys = true;
-    logger.warn('hot key range', { ...context, reason: `${reason}: the rows of a few partition key values come together in the file, and their partition takes at most 1,000 WCU/s; spread them with shuffleWindow (e.g. 100000) or by sorting the file another way` });
+    logger.warn('hot key range', { ...context, reason: `${reason}: the rows of a few partition key values come together in the file, and their partition takes at most 1,000 WCU/s; a file sorted by the table's key can be read in several places at once (spread, e.g. 16), any other file reordered (shuffleWindow, e.g. 100000)` });
   }
 
   const throughput = startThroughputLog(

@@ -127,6 +127,21 @@ describe('spread against the sequential oracle', () => {
     expect(summary).toMatchObject({ balanced: true, written: 50, note: expect.stringMatching(/gzip-compressed.*read in one place, not 4 \(spread\)/) });
   });
 
+  it('reads any order with generated keys (no two rows share one), and a file of a header alone', async () => {
+    const table = await createTable(local.dynamodb, { partition: { name: 'id', type: 'S' } });
+    const key = 'spread/generated.csv';
+    const rows = Array.from({ length: 300 }, (_, i) => `${(i * 7919) % 300},v${i}`);
+    await upload(local.s3, key, `n,v\n${rows.join('\n')}\n`);
+    const summary = /** @type {any} */ (await handler(/** @type {any} */ ({ bucket: TEST_BUCKET, key, table, generateKey: true, spread: 4 })));
+    expect(summary).toMatchObject({ balanced: true, rowsRead: 300, written: 300 });
+    expect(await scanAll(local.dynamodb, table)).toHaveLength(300);
+
+    const empty = 'spread/header-only.csv';
+    await upload(local.s3, empty, 'id,v\n');
+    const none = /** @type {any} */ (await handler(/** @type {any} */ ({ bucket: TEST_BUCKET, key: empty, table, spread: 4 })));
+    expect(none).toMatchObject({ balanced: true, rowsRead: 0, written: 0 });
+  });
+
   it('refuses a checkpoint whose ranges are not cursors within their bounds', () => {
     const checkpoint = { jobId: 'j', etag: 'e', byte: 10, line: 2, header: ['id'], segments: 1, seconds: 1, reopens: 0, totals: { rowsRead: 1, written: 1, deleted: 0, rejected: 0, duplicatesCollapsed: 0, retries: 0, throttledItems: 0, throttledCalls: 0, transientErrors: 0, wcu: 1, calls: 1, rejectedByReason: {} }, rejectsObjects: [], rejectSample: [] };
     const ranges = [{ byte: 10, end: 20, stop: 22, line: 2, min: 'a', max: 'b' }, { byte: 25, end: 40, stop: 40, line: 4 }];
