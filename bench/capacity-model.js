@@ -63,7 +63,7 @@ export async function startCapacityModel(options = {}) {
   const table = mode === undefined ? undefined : createTableModel({ ...options, mode });
 
   /** Per second since start: consumed WCU, throttled items, calls, and the table's partitions and capacity. */
-  let startedSecond = Math.floor(performance.now() / 1000);
+  const startedSecond = Math.floor(performance.now() / 1000);
   /** @type {Array<{ wcu: number, throttledItems: number, calls: number, throttledCalls: number, partitions: number, capacity: number }>} */
   const perSecond = [];
   const totals = { calls: 0, items: 0, wcu: 0, throttledItems: 0, throttledCalls: 0 };
@@ -238,7 +238,7 @@ export async function startCapacityModel(options = {}) {
     if (req.method === 'GET' && req.url === '/stats') {
       thisSecond();
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ totals, perSecond, table: table?.state() }));
+      res.end(JSON.stringify({ totals, perSecond, table: table?.state(), startedAt: performance.timeOrigin + startedSecond * 1000 }));
       return;
     }
     const target = String(req.headers['x-amz-target'] ?? '');

@@ -39,3 +39,51 @@ export async function renderChart(points, title) {
   const view = new vega.View(vega.parse(vegaLite.compile(spec).spec), { renderer: 'none' });
   return view.toSVG();
 }
+
+/**
+ * One scenario against the table model: what the table took each second (WCU/s, which is rows/s for the
+ * bench's 1-WCU rows) under its capacity, the items it throttled, the importer's window, and the table's
+ * partitions, over the model's seconds.
+ * @param {import('./runner.js').RunResult} run
+ * @param {string} title  with the time scale
+ * @returns {Promise<string>} SVG
+ */
+export async function renderScenarioChart(run, title) {
+  const perSecond = run.model.perSecond.map((second, t) => ({ t, ...second }));
+  const series = [
+    ...perSecond.map(({ t, wcu }) => ({ t, value: wcu, series: 'WCU/s taken (= rows/s)', panel: 'rate' })),
+    ...perSecond.map(({ t, capacity }) => ({ t, value: capacity, series: 'table capacity, WCU/s', panel: 'rate' })),
+    ...perSecond.map(({ t, throttledItems }) => ({ t, value: throttledItems, series: 'throttled items', panel: 'throttled' })),
+    ...perSecond.map(({ t, partitions }) => ({ t, value: partitions, series: 'partitions', panel: 'partitions' })),
+    ...run.timeline.map(({ t, window }) => ({ t: t + run.offset, value: window, series: 'window (calls in flight at most)', panel: 'window' })),
+  ];
+  /** @type {import('vega-lite').TopLevelSpec} */
+  const spec = {
+    $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
+    title,
+    data: { values: series },
+    vconcat: [
+      layerPanel('rate', 'WCU per second', 200),
+      layerPanel('throttled', 'throttled items per second', 110),
+      layerPanel('window', 'window', 110),
+      layerPanel('partitions', 'partitions', 90),
+    ],
+    config: { legend: { orient: 'bottom' } },
+  };
+  /** @param {string} panel @param {string} yTitle @param {number} height @returns {any} */
+  function layerPanel(panel, yTitle, height) {
+    return {
+      width: 720,
+      height,
+      transform: [{ filter: `datum.panel === '${panel}'` }],
+      mark: { type: 'line', interpolate: 'step-after' },
+      encoding: {
+        x: { field: 't', type: 'quantitative', title: 'seconds (real; model time runs faster for splits and growth, see title)' },
+        y: { field: 'value', type: 'quantitative', title: yTitle },
+        color: { field: 'series', type: 'nominal', title: null },
+      },
+    };
+  }
+  const view = new vega.View(vega.parse(vegaLite.compile(spec).spec), { renderer: 'none' });
+  return view.toSVG();
+}

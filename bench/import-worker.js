@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * One import (or dry run) in a process of its own, so that its CPU time and peak RSS are the importer's alone.
+ * One import (or dry run, or sharded job) in a process of its own, so that its CPU time and peak RSS are the importer's alone.
  * argv[2]: JSON `{ payload, env }`. Prints each throughput log line as JSON on stdout, then one line
  * `{"result": {summary, cpuSeconds, maxRssMB, seconds}}`.
  */
@@ -8,6 +8,7 @@ import { clientsFor } from '../src/clients.js';
 import { resolveConfig } from '../src/config.js';
 import { runImport } from '../src/job/import-segment.js';
 import { runDryRun } from '../src/job/dry-run.js';
+import { handler } from '../src/handler.js';
 
 const { payload, env } = JSON.parse(process.argv[2] ?? '{}');
 Object.assign(process.env, env);
@@ -20,7 +21,8 @@ const config = resolveConfig(payload, process.env);
 const clients = clientsFor(config);
 const cpuBefore = process.cpuUsage();
 const started = performance.now();
-const outcome = config.dryRun ? { done: true, summary: await runDryRun(config, { clients, logger }) } : await runImport(config, { clients, logger });
+// A sharded job runs as `npm start` runs it: the handler plans it and starts a worker process per shard.
+const outcome = config.shards > 1 ? { done: true, summary: await handler(payload) } : config.dryRun ? { done: true, summary: await runDryRun(config, { clients, logger }) } : await runImport(config, { clients, logger });
 const seconds = (performance.now() - started) / 1000;
 const cpu = process.cpuUsage(cpuBefore);
 if (!outcome.done) throw new Error('the bench import handed over a checkpoint; it has no segment limit');

@@ -207,7 +207,7 @@ export function createTableModel(options, clock = () => performance.now() / 1000
       const ceiling = tableCeiling();
       const overTable = tableUsed + units > ceiling;
       if (overTable && !(mode === 'provisioned' && options.burst && banked >= units)) {
-        p.refused = true;
+        // The table's ceiling, not this partition's heat.
         if (ceiling === maxWriteRate) return 'max-on-demand';
         if (mode === 'on-demand' && ceiling === ACCOUNT_TABLE_WCU) return 'account';
         return mode === 'provisioned' ? 'provisioned' : 'key-range';
@@ -242,27 +242,36 @@ function compareSort(a, b) {
 }
 
 /**
- * A key's hash, FNV-1a over its text: spreads partition key values over the key space as DynamoDB's
- * hash does (which one it uses is not published).
+ * A key's hash: FNV-1a over its text, then murmur3's finalizer so that short keys that differ in one
+ * character (`1`, `2`, `10`) land far apart, as DynamoDB's hash spreads them (which one it uses is not
+ * published). FNV-1a alone put the 223 /8 prefixes of the seed's file in a few partitions.
  * @param {string} value
  */
 export function hashKey(value) {
   let hash = 0x811c9dc5;
   for (let i = 0; i < value.length; i++) hash = Math.imul(hash ^ value.charCodeAt(i), 0x01000193);
+  hash ^= hash >>> 16;
+  hash = Math.imul(hash, 0x85ebca6b);
+  hash ^= hash >>> 13;
+  hash = Math.imul(hash, 0xc2b2ae35);
+  hash ^= hash >>> 16;
   return hash >>> 0;
 }
 
 /**
- * The least time an import of `totalWcu` could take on this table: a client that writes as much as the
- * table takes, every second, with its keys spread evenly over the key space (the model's own rules, on a
- * simulated clock). It is the minimum the on-demand growth allows, and the physical minimum of any
- * evenly spread import.
+ * The least time an import could take on this table (the model's own rules, on a simulated clock): a
+ * client that writes as much as the table takes every second. With `positions` (the file's keys in file
+ * order, one per 1-WCU row) it streams them: each second it tries the rows refused before, then reads on,
+ * and stops reading while `backlog` rows wait (a window's worth: 32 calls of 25). A partition that holds
+ * more of the file's keys than others then bounds it as it bounds any import that reads the file in order,
+ * until split for heat relieves it. Without `positions`, `rows` keys spread evenly over the key space.
+ * It is a scenario's physical minimum, and for a new on-demand table the minimum its growth allows.
  * @param {TableModelOptions} options
- * @param {number} totalWcu
- * @param {{ seed?: number, maxSeconds?: number }} [limits]
- * @returns {{ seconds: number, timeline: Array<{ t: number, capacity: number, partitions: number }> }}
+ * @param {number} rows
+ * @param {{ positions?: Position[], backlog?: number, seed?: number, maxSeconds?: number }} [limits]
+ * @returns {{ seconds: number, timeline: Array<{ t: number, capacity: number, partitions: number, took: number }> }}
  */
-export function idealImport(options, totalWcu, { seed = 1, maxSeconds = 100_000 } = {}) {
+export function idealImport(options, rows, { positions, backlog = 800, seed = 1, maxSeconds = 100_000 } = {}) {
   let now = 0;
   const table = createTableModel(options, () => now);
   let state = seed >>> 0 || 1;
@@ -273,21 +282,44 @@ export function idealImport(options, totalWcu, { seed = 1, maxSeconds = 100_000 
     return (state >>> 0) / HASH_SPACE;
   };
   let done = 0;
-  /** @type {Array<{ t: number, capacity: number, partitions: number }>} */
+  let next = 0;
+  /** @type {Position[]} */
+  let waiting = [];
+  /** @type {Array<{ t: number, capacity: number, partitions: number, took: number }>} */
   const timeline = [];
   for (let t = 0; t < maxSeconds; t++) {
     now = t + 0.5;
     const { capacity, partitions } = table.state();
-    timeline.push({ t, capacity, partitions });
     let took = 0;
-    // Write until the table refuses a run of keys: every partition is full for this second.
-    for (let refusedInRow = 0; refusedInRow < 512 && done + took < totalWcu; ) {
-      if (table.write({ hash: Math.floor(random() * HASH_SPACE), sort: 0 }, 1) === 'ok') {
-        took++;
-        refusedInRow = 0;
-      } else refusedInRow++;
+    if (positions === undefined) {
+      // Write until the table refuses a long run of keys: every partition is full for this second.
+      for (let refusedInRow = 0; refusedInRow < 512 && done + took < rows; ) {
+        if (table.write({ hash: Math.floor(random() * HASH_SPACE), sort: 0 }, 1) === 'ok') {
+          took++;
+          refusedInRow = 0;
+        } else refusedInRow++;
+      }
+    } else {
+      /** @type {Position[]} */
+      const refused = [];
+      for (const at of waiting) {
+        if (table.write(at, 1) === 'ok') took++;
+        else refused.push(at);
+      }
+      let tableFull = false;
+      while (next < positions.length && refused.length < backlog && !tableFull) {
+        const outcome = table.write(positions[next++], 1);
+        if (outcome === 'ok') took++;
+        else {
+          refused.push(positions[next - 1]);
+          tableFull = outcome !== 'key-range';
+        }
+      }
+      waiting = refused;
     }
-    if (done + took >= totalWcu) return { seconds: t + (totalWcu - done) / capacity, timeline };
+    timeline.push({ t, capacity, partitions, took });
+    // The last second is a part of one, at the rate of the second before (or of this one, if faster).
+    if (done + took >= rows) return { seconds: t + (rows - done) / Math.max(1, took, timeline.at(-2)?.took ?? 0), timeline };
     done += took;
   }
   return { seconds: Infinity, timeline };

@@ -1,0 +1,135 @@
+/**
+ * What the bench's runs share: an import (or job) in a process of its own on the chosen Node.js,
+ * against a capacity model started for it in another; the parser alone; the generator.
+ */
+import { spawn, execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+export const BUCKET = 'bench';
+
+/**
+ * Node.js 22, the Lambda runtime, as tools/node22.sh installs it; undefined where it cannot be had.
+ * @returns {string | undefined}
+ */
+export function node22() {
+  try {
+    const found = execFileSync(path.join(root, 'tools', 'node22.sh'), ['node', '-p', 'process.execPath'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
+    return found.length > 0 ? found : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * @typedef {object} RunResult
+ * @property {any} summary
+ * @property {number} seconds
+ * @property {number} cpuSeconds
+ * @property {number} maxRssMB
+ * @property {Array<{ t: number, rowsPerSecond: number, window: number, throttledItems: number, wcuPerSecond: number }>} timeline
+ * @property {{ totals: any, perSecond: Array<{ wcu: number, throttledItems: number, calls: number, throttledCalls: number, partitions: number, capacity: number }>, table?: any }} model
+ * @property {number} offset  seconds from the model's start to the import's
+ */
+
+/**
+ * One import against a capacity model started for it.
+ * @param {import('./capacity-model.js').ModelOptions} model
+ * @param {{ key: string, rows: number }} data
+ * @param {Record<string, string>} env
+ * @param {Record<string, unknown>} options  the import's payload beside bucket, key and table
+ * @param {{ node?: string }} [how]  the Node.js binary for the import (default: this one)
+ * @returns {Promise<RunResult>}
+ */
+export async function importAgainst(model, data, env, options, how = {}) {
+  const child = spawn(process.execPath, [path.join(root, 'bench', 'capacity-model.js'), JSON.stringify(model)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  try {
+    const { endpoint } = JSON.parse(await firstLine(child.stdout));
+    const started = Date.now();
+    const result = await runWorker({ bucket: BUCKET, key: data.key, table: 'bench', logIntervalMs: 1000, ...options }, { ...env, DYNAMODB_ENDPOINT: endpoint }, how.node);
+    const stats = await (await fetch(`${endpoint}/stats`)).json();
+    return { ...result, model: stats, offset: (started - stats.startedAt) / 1000 };
+  } finally {
+    child.stdin.end();
+  }
+}
+
+/**
+ * @param {Record<string, unknown>} payload @param {Record<string, string>} env @param {string} [node]
+ * @returns {Promise<Omit<RunResult, 'model' | 'offset'>>}
+ */
+export function runWorker(payload, env, node = process.execPath) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(node, [path.join(root, 'bench', 'import-worker.js'), JSON.stringify({ payload, env })], { stdio: ['ignore', 'pipe', 'inherit'] });
+    /** @type {any[]} */
+    const timeline = [];
+    /** @type {any} */
+    let result;
+    let buffered = '';
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (chunk) => {
+      buffered += chunk;
+      let at;
+      while ((at = buffered.indexOf('\n')) !== -1) {
+        const line = JSON.parse(buffered.slice(0, at));
+        buffered = buffered.slice(at + 1);
+        if (line.result !== undefined) result = line.result;
+        else if (line.message === 'throughput') timeline.push({ t: line.elapsedSeconds, rowsPerSecond: line.rowsPerSecond, window: line.window, throttledItems: line.throttledItems, wcuPerSecond: line.wcuPerSecond });
+      }
+    });
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 && result !== undefined ? resolve({ ...result, timeline }) : reject(new Error(`import worker exited with ${code}`))));
+  });
+}
+
+/** The parser alone, in a process of its own. @param {number} rows @param {string} [node] @returns {Promise<{ secondsPer100k: number, rowsPerSecond: number }>} */
+export async function parserFloorRun(rows, node = process.execPath) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(node, [path.join(root, 'bench', 'parser-floor.js'), String(rows)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let stdout = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(stdout)) : reject(new Error(`parser-floor.js exited with ${code}`))));
+  });
+}
+
+/** @param {number} rows @returns {Promise<{ seconds: number, maxRssMB: number }>} */
+export async function generatorRun(rows) {
+  const script = path.join(root, 'data-generator', 'generate.js');
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    // GNU time reports the child's peak RSS; the generator writes to /dev/null.
+    const child = spawn('/usr/bin/time', ['-f', '%M', process.execPath, script, '--rows', String(rows), '--seed', '7', '--out', '/dev/null', '--quiet'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      if (code !== 0) return reject(new Error(`generator exited with ${code}: ${stderr}`));
+      resolve({ seconds: (performance.now() - started) / 1000, maxRssMB: Number(stderr.trim().split('\n').at(-1)) / 1024 });
+    });
+  });
+}
+
+/** @param {import('node:stream').Readable} stream @returns {Promise<string>} */
+function firstLine(stream) {
+  return new Promise((resolve, reject) => {
+    let data = '';
+    stream.setEncoding('utf8');
+    stream.on('data', (chunk) => {
+      data += chunk;
+      const at = data.indexOf('\n');
+      if (at !== -1) resolve(data.slice(0, at));
+    });
+    stream.on('end', () => reject(new Error('capacity model ended before printing its endpoint')));
+  });
+}
+
+/** @param {number[]} values */
+export function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+/** @param {number} value */
+export const fmt = (value) => Math.round(value).toLocaleString('en-US');
