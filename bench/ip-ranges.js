@@ -3,24 +3,23 @@
  * sorted by start address as such files come, each with its netblock, start and end as numbers, and
  * metadata. The partition key `pk` is either one value for every row (the article's first table design)
  * or the range's first octet, its /8 (the second); the sort key `start` is the range's first address
- * as a number. The article's file had thousands of ranges for each /8 (`octets` sets how many /8s share
+ * as a number. The article's file had thousands of ranges for each /8 (`octets` chooses the /8s that share
  * the rows). `shuffled` writes the same rows in a seeded random order (the article's third test).
  * Items are under 1 KB: 1 WCU each.
  */
 
-const FIRST = 1 << 24; // 1.0.0.0
+const ALL_OCTETS = Array.from({ length: 223 }, (_, i) => i + 1);
 
 /**
  * @param {object} options
  * @param {number} options.rows
  * @param {'single' | 'slash8'} options.partitionKey
  * @param {boolean} options.shuffled
- * @param {number} [options.octets]  how many /8 prefixes the ranges cover, from 1.0.0.0 (default 223: to 223.255.255.255)
+ * @param {number[]} [options.octets]  the /8 prefixes the ranges cover, each with an equal share of the rows (default 1 to 223)
  * @param {number} [options.seed]
  * @returns {string}  the whole file (the bench's files are a few MB)
  */
-export function ipRangesCsv({ rows, partitionKey, shuffled, octets = 223, seed = 11 }) {
-  const LAST = (1 + octets) * 2 ** 24;
+export function ipRangesCsv({ rows, partitionKey, shuffled, octets = ALL_OCTETS, seed = 11 }) {
   let state = seed >>> 0 || 1;
   const random = () => {
     state ^= state << 13;
@@ -28,12 +27,26 @@ export function ipRangesCsv({ rows, partitionKey, shuffled, octets = 223, seed =
     state ^= state << 5;
     return (state >>> 0) / 2 ** 32;
   };
-  // Range sizes vary around the mean; starts are whole addresses, each range ends where the next starts.
-  const mean = (LAST - FIRST) / rows;
-  const starts = [FIRST];
-  for (let i = 1; i < rows; i++) starts.push(Math.min(LAST - (rows - i), Math.max(starts[i - 1] + 1, Math.round(FIRST + i * mean + (random() - 0.5) * mean))));
+  // Each /8 gets its share of the rows; range sizes vary around the mean, and each ends where the next starts.
+  const sorted = [...octets].sort((a, b) => a - b);
+  /** @type {number[]} */
+  const starts = [];
+  /** @type {number[]} */
+  const ends = [];
+  sorted.forEach((octet, k) => {
+    const count = Math.floor((rows * (k + 1)) / sorted.length) - Math.floor((rows * k) / sorted.length);
+    const first = octet * 2 ** 24;
+    const mean = 2 ** 24 / count;
+    let at = first;
+    for (let i = 0; i < count; i++) {
+      starts.push(at);
+      const next = i + 1 === count ? first + 2 ** 24 : Math.min(first + 2 ** 24 - (count - i - 1), Math.max(at + 1, Math.round(first + (i + 1) * mean + (random() - 0.5) * mean * 0.5)));
+      ends.push(next - 1);
+      at = next;
+    }
+  });
   const lines = starts.map((start, i) => {
-    const end = (i + 1 < rows ? starts[i + 1] : LAST) - 1;
+    const end = ends[i];
     const octet = Math.floor(start / 2 ** 24);
     const pk = partitionKey === 'single' ? 0 : octet;
     const bits = 32 - Math.floor(Math.log2(end - start + 1));

@@ -76,9 +76,9 @@ async function main() {
     }
     return /** @type {{ key: string, rows: number }} */ (made.get(key));
   };
-  /** @param {number} rows @param {'single' | 'slash8'} partitionKey @param {boolean} shuffled @param {number} [octets] */
-  const ipRanges = async (rows, partitionKey, shuffled, octets = 223) => {
-    const key = `ip-${partitionKey}-${octets}-${shuffled ? 'shuffled' : 'sorted'}-${rows}.csv`;
+  /** @param {number} rows @param {'single' | 'slash8'} partitionKey @param {boolean} shuffled @param {number[]} [octets] */
+  const ipRanges = async (rows, partitionKey, shuffled, octets) => {
+    const key = `ip-${partitionKey}-${octets?.length ?? 223}-${shuffled ? 'shuffled' : 'sorted'}-${rows}.csv`;
     if (!made.has(key)) {
       process.stderr.write(`generating ${key}\n`);
       const csv = ipRangesCsv({ rows, partitionKey, shuffled, octets });
@@ -200,7 +200,7 @@ async function capacitySection(data, env, how) {
 /**
  * The seed article's four loading tests on the table model, first as the article loaded (a loop that
  * sends one call at a time), beside its figures, then as this importer loads the same files.
- * @param {(rows: number, partitionKey: 'single' | 'slash8', shuffled: boolean, octets?: number) => Promise<{ key: string, rows: number, positions: import('./table-model.js').Position[] }>} ipRanges
+ * @param {(rows: number, partitionKey: 'single' | 'slash8', shuffled: boolean, octets?: number[]) => Promise<{ key: string, rows: number, positions: import('./table-model.js').Position[] }>} ipRanges
  * @param {Record<string, string>} env @param {{ node: string }} how
  */
 async function seedSection(ipRanges, env, how) {
@@ -209,11 +209,14 @@ async function seedSection(ipRanges, env, how) {
   const onDemand = { mode: /** @type {const} */ ('on-demand'), timeScale: 1, latencyMs: 3, ...IP_RANGE_TABLE };
   const provisioned = { wcu: 10_000, timeScale: 1, latencyMs: 3, ...IP_RANGE_TABLE };
   const SCALE_NOTE = 'model in real time';
-  // The article's file had thousands of ranges for each /8 in a row: here 100,000 ranges over the first
-  // 50 /8s (2,000 each); one partition key value's file is 20,000 ranges.
+  // The article's file had thousands of ranges for each /8 in a row, over 200 and more /8s, which a new
+  // table's four partitions share about evenly. Here 100,000 ranges, 2,000 for each of 52 /8s, 13 of them
+  // in each of those partitions' key ranges (so that 52 keys spread as evenly as the article's 223); one
+  // partition key value's file is 20,000 ranges.
+  const octets = evenOctets(13);
   const single = await ipRanges(scale(20_000), 'single', false);
-  const sorted = await ipRanges(scale(100_000), 'slash8', false, 50);
-  const shuffled = await ipRanges(scale(100_000), 'slash8', true, 50);
+  const sorted = await ipRanges(scale(100_000), 'slash8', false, octets);
+  const shuffled = await ipRanges(scale(100_000), 'slash8', true, octets);
   const shuffledLarge = await ipRanges(scale(200_000), 'slash8', true);
   const articleLoop = { ...IP_RANGE_IMPORT, concurrency: 1, adaptiveConcurrency: false };
   const importer = { ...IP_RANGE_IMPORT };
@@ -390,6 +393,20 @@ async function endToEndSection(small, env, how) {
   } finally {
     await dynamo.stop();
   }
+}
+
+/**
+ * /8 prefixes, `each` of them in each quarter of the hash space (a new on-demand table's four partitions).
+ * @param {number} each
+ */
+function evenOctets(each) {
+  /** @type {number[][]} */
+  const quarters = [[], [], [], []];
+  for (let octet = 1; octet <= 223; octet++) {
+    const quarter = quarters[Math.floor(hashKey(String(octet)) / 2 ** 30)];
+    if (quarter.length < each) quarter.push(octet);
+  }
+  return quarters.flat();
 }
 
 function printTable() {
