@@ -60,7 +60,7 @@ export function createWcuLimiter(maxWcu, now = () => performance.now(), wait = (
  * took in any of the last three seconds, which under throttling is its capacity (the most, because
  * a second with retries backing off takes less than the table can); after a second with fewer
  * throttles, it grows by 2%, probing for more. A table that grows when pushed (on-demand, no maximum)
- * is probed faster: 5% more for each second in a row with at most 1% of its items throttled, up to 25% a second, but
+ * is probed faster: 2% more for each second in a row without a throttled item, up to 20% a second, but
  * never past twice what the table took in the last seconds (a rate the import does not reach proves
  * nothing). Its capacity doubles within minutes; at 2% a second the import would lag it by half a minute.
  * Below a provisioned table's known WCU the pace climbs back as fast (a cut for a hot partition that split
@@ -79,10 +79,8 @@ export function createAdaptivePace({ adaptive, startRate, tableGrows = false, no
   const off = { ready: () => undefined, reserve: (/** @type {number} */ _units) => 0, spend: (/** @type {number} */ _units, /** @type {number} */ _items, /** @type {number} */ _reserved = 0) => {}, release: (/** @type {number} */ _reserved) => {}, throttled: (/** @type {number} */ _items) => {}, refused: () => {}, rate: () => Infinity };
   if (!adaptive) return off;
   const THROTTLED_SHARE = 0.05;
-  const CLEAN_SHARE = 0.01;
   const GROWTH = 0.02;
-  const FAST_STEP = 0.05;
-  const MOST_CLEAN_STEPS = 5;
+  const MOST_CLEAN_STEPS = 10;
   const FLOOR = 25; // one call's worth a second at least
   const BUCKET_SECONDS = 0.1; // a tenth of a second of burst: smooth within the table's second
   const HOLD_SECONDS = 0.02; // after a call refused whole: the table has nothing left just now
@@ -101,8 +99,7 @@ export function createAdaptivePace({ adaptive, startRate, tableGrows = false, no
     const sent = thisSecond.items + thisSecond.throttled;
     recent.push(thisSecond.units);
     if (recent.length > 3) recent.shift();
-    // Clean: at most 1% of the items throttled (random keys never spread quite evenly over partitions).
-    clean = sent > 0 && thisSecond.throttled <= CLEAN_SHARE * sent ? clean + 1 : 0;
+    clean = sent > 0 && thisSecond.throttled === 0 ? clean + 1 : 0;
     if (sent > 0 && thisSecond.throttled / sent > THROTTLED_SHARE) {
       rate = Math.max(FLOOR, Math.max(...recent));
       tokens = Math.min(tokens, 0);
@@ -110,7 +107,7 @@ export function createAdaptivePace({ adaptive, startRate, tableGrows = false, no
       // Below a provisioned table's known WCU (after a cut for a hot partition since relieved) it may climb
       // back as fast as a table that grows.
       const fast = tableGrows || (startRate !== undefined && rate < startRate);
-      const grown = fast ? rate * (1 + FAST_STEP * Math.min(Math.max(clean, 1), MOST_CLEAN_STEPS)) : rate * (1 + GROWTH);
+      const grown = rate * (1 + GROWTH * (fast ? Math.min(Math.max(clean, 1), MOST_CLEAN_STEPS) : 1));
       rate = !fast ? grown : Math.max(rate, Math.min(grown, 2 * Math.max(...recent), tableGrows || startRate === undefined ? Infinity : startRate * (1 + GROWTH)));
     }
   }
