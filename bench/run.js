@@ -112,7 +112,10 @@ async function main() {
     }
     if (only.has('e2e')) await endToEndSection(await people('random-100k.csv', scale(100_000)), env, how);
     Object.assign(results, { table });
-    writeFileSync(path.join(out, 'latest.json'), `${JSON.stringify(results, null, 2)}\n`);
+    // Some sections only: their own file, so that the full run's figures stay.
+    const name = only.size === SECTIONS.length ? 'latest' : `latest-${[...only].join('-')}`;
+    writeFileSync(path.join(out, `${name}.json`), `${JSON.stringify(results, null, 2)}\n`);
+    writeFileSync(path.join(out, `${name}.txt`), tableText());
     printTable();
     process.stdout.write(`\ncharts and figures: ${path.relative(root, out)}/ (Node.js for the imports: ${results.importNode}; machine: ${JSON.stringify(results.machine)})\n`);
   } finally {
@@ -409,11 +412,15 @@ function evenOctets(each) {
   return quarters.flat();
 }
 
-function printTable() {
+function tableText() {
   const rows = [['figure', 'value', 'target', 'pass'], ...table.map((r) => [r.figure, r.value, r.target, r.pass === undefined ? '-' : r.pass ? 'yes' : 'NO'])];
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
   const line = (/** @type {string[]} */ r) => `| ${r.map((cell, i) => cell.padEnd(widths[i])).join(' | ')} |`;
-  process.stdout.write(`\n${line(rows[0])}\n|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|\n${rows.slice(1).map(line).join('\n')}\n`);
+  return `${line(rows[0])}\n|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|\n${rows.slice(1).map(line).join('\n')}\n`;
+}
+
+function printTable() {
+  process.stdout.write(`\n${tableText()}`);
 }
 
 /** @param {{ timeline: unknown, model?: any }} run */
