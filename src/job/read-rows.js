@@ -54,17 +54,10 @@ export async function readRows({ body, records, buildItem, onHeader, pass, repor
     } else if (buildItem === undefined) {
       buildItem = onHeader(row.fields);
     } else {
-      const { fields, line } = row;
       stats.rowsRead++;
-      let built;
-      try {
-        built = buildItem(fields, line);
-      } catch (error) {
-        if (!(error instanceof RowError)) throw error;
-        report.rejectRow(error, line, fields);
-      }
-      if (built !== undefined) {
-        const wait = pass({ json: built.json, keyId: built.keyId, op: built.op, line, fields });
+      const entry = entryOf(buildItem, row, report);
+      if (entry !== undefined) {
+        const wait = pass(entry);
         if (wait !== undefined) await wait;
       }
     }
@@ -80,4 +73,22 @@ export async function readRows({ body, records, buildItem, onHeader, pass, repor
     }
   }
   return { bytesDone, stoppedEarly: false };
+}
+
+/**
+ * A record's item on its way to the table, or undefined when the row is rejected (reported here).
+ * @param {BuildItem} buildItem
+ * @param {{ fields: string[], line: number }} row
+ * @param {{ rejectRow: ReadRowsOptions['report']['rejectRow'] }} report
+ * @returns {import('../types.js').Entry | undefined}
+ */
+export function entryOf(buildItem, { fields, line }, report) {
+  try {
+    const built = buildItem(fields, line);
+    return { json: built.json, keyId: built.keyId, op: built.op, line, fields };
+  } catch (error) {
+    if (!(error instanceof RowError)) throw error;
+    report.rejectRow(error, line, fields);
+    return undefined;
+  }
 }

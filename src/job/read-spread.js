@@ -18,6 +18,7 @@
  * Checkpoints carry every range's cursor, line, stop and span.
  */
 import { RowError, SpreadOrderError } from '../errors.js';
+import { entryOf } from './read-rows.js';
 
 /**
  * A range as a checkpoint carries it.
@@ -220,17 +221,9 @@ export async function readSpread({ ranges, end, open, buildItem, compare, pass, 
     if (row.fields === undefined) {
       report.rejectRow(row, row.line, row.partialFields);
     } else {
-      const { fields, line } = row;
-      let built;
-      try {
-        built = buildItem(fields, line);
-      } catch (error) {
-        if (!(error instanceof RowError)) throw error;
-        report.rejectRow(error, line, fields);
-      }
-      if (built !== undefined) {
-        if (compare !== undefined) keep(j, built.keyId, line);
-        const entry = { json: built.json, keyId: built.keyId, op: built.op, line, fields };
+      const entry = entryOf(buildItem, row, report);
+      if (entry !== undefined) {
+        if (compare !== undefined) keep(j, entry.keyId, entry.line);
         wait = pass(entry);
         onTheirWay[j].push(entry);
       }
