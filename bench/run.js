@@ -5,7 +5,7 @@
  * (bench/capacity-model.js, in its own process) and the S3 emulator (in this one). Prints one table
  * (figure, value, target, pass), writes bench/results/latest.json and a chart per scenario.
  *
- *   npm run bench                      the full set (about 25 minutes)
+ *   npm run bench                      the full set (about 15 minutes on the 2-core machine)
  *   npm run bench -- --quick           smaller files, one run each: a smoke test of the bench itself
  *   npm run bench -- --only seed,growth  some sections: client, capacity, seed, growth, shards, memory, dry, generator, e2e
  */
