@@ -7,6 +7,7 @@
  * the rows). `shuffled` writes the same rows in a seeded random order (the article's third test).
  * Items are under 1 KB: 1 WCU each.
  */
+import { seededRandom } from './seeded-random.js';
 
 const ALL_OCTETS = Array.from({ length: 223 }, (_, i) => i + 1);
 
@@ -20,13 +21,7 @@ const ALL_OCTETS = Array.from({ length: 223 }, (_, i) => i + 1);
  * @returns {string}  the whole file (the bench's files are a few MB)
  */
 export function ipRangesCsv({ rows, partitionKey, shuffled, octets = ALL_OCTETS, seed = 11 }) {
-  let state = seed >>> 0 || 1;
-  const random = () => {
-    state ^= state << 13;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    return (state >>> 0) / 2 ** 32;
-  };
+  const random = seededRandom(seed);
   // Each /8 gets its share of the rows; range sizes vary around the mean, and each ends where the next starts.
   const sorted = [...octets].sort((a, b) => a - b);
   /** @type {number[]} */

@@ -9,6 +9,9 @@
  * burst bank's 300 s) run `timeScale` times faster, so that minutes of a table's life fit in a bench run.
  */
 
+import { finish } from '../src/items/key-count.js';
+import { seededRandom } from './seeded-random.js';
+
 /**
  * @typedef {object} TableModelOptions
  * @property {'provisioned' | 'on-demand'} [mode]  default provisioned when `wcu` is set
@@ -250,12 +253,7 @@ function compareSort(a, b) {
 export function hashKey(value) {
   let hash = 0x811c9dc5;
   for (let i = 0; i < value.length; i++) hash = Math.imul(hash ^ value.charCodeAt(i), 0x01000193);
-  hash ^= hash >>> 16;
-  hash = Math.imul(hash, 0x85ebca6b);
-  hash ^= hash >>> 13;
-  hash = Math.imul(hash, 0xc2b2ae35);
-  hash ^= hash >>> 16;
-  return hash >>> 0;
+  return finish(hash);
 }
 
 /**
@@ -274,13 +272,7 @@ export function hashKey(value) {
 export function idealImport(options, rows, { positions, backlog = 800, seed = 1, maxSeconds = 100_000 } = {}) {
   let now = 0;
   const table = createTableModel(options, () => now);
-  let state = seed >>> 0 || 1;
-  const random = () => {
-    state ^= state << 13;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    return (state >>> 0) / HASH_SPACE;
-  };
+  const random = seededRandom(seed);
   let done = 0;
   let next = 0;
   /** @type {Position[]} */

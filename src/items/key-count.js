@@ -100,7 +100,7 @@ function estimate(registers) {
 }
 
 /** murmur3's finish: every input bit reaches every output bit. @param {number} h */
-function finish(h) {
+export function finish(h) {
   h ^= h >>> 16;
   h = Math.imul(h, 0x85ebca6b);
   h ^= h >>> 13;
