@@ -170,8 +170,8 @@ export async function runImport(config, { clients, logger, stopBy = Infinity, de
     const left = writer.leftOver();
     if ((reading.stoppedEarly || left.length > 0) && header !== undefined) {
       const at =
-        spread === undefined && 'bytesDone' in reading
-          ? { handOver: /** @type {const} */ (true), byte: start.byte + /** @type {number} */ (reading.bytesDone), line: records.linesRead(), header, gzip: input.gzip, encoding: records.encoding(), format }
+        reading.bytesDone !== undefined
+          ? { handOver: /** @type {const} */ (true), byte: start.byte + reading.bytesDone, line: records.linesRead(), header, gzip: input.gzip, encoding: records.encoding(), format }
           : { handOver: /** @type {const} */ (true), ...firstUnfinished(/** @type {import('./checkpoint.js').Spread} */ (spread).ranges), header, gzip: false, encoding: spreadEncoding, format, spread };
       if (left.length === 0) return await report.finish(at);
       const key = replayKey(config.statusPrefix, jobId, start.shard, start.segment, newRunName());

@@ -54,23 +54,21 @@ import { entryOf } from './read-rows.js';
  * @param {() => boolean} [options.stopNow]
  * @param {(entry: import('../types.js').Entry) => boolean} [options.pending]  whether a row handed on is still on its way to the table
  * @param {number} [options.rowsInFlight]  rows the writer holds at most (its window of calls x 25)
- * @returns {Promise<{ stoppedEarly: boolean }>}
+ * @returns {Promise<{ stoppedEarly: boolean, bytesDone?: undefined }>}  no one cursor: each range's is in `ranges`
  */
 export async function readSpread({ ranges, end, open, buildItem, compare, pass, report, firstByte, stopBy, stopNow = () => false, pending = () => false, rowsInFlight = 800 }) {
   const { stats } = report;
-  /** @type {Array<{ range: SpreadRange, opened: OpenedRange, pending: any, base: number, atBoundary: boolean } | undefined>} */
+  /** @type {Array<{ opened: OpenedRange, pending: any, base: number, atBoundary: boolean } | undefined>} */
   const readers = ranges.map(() => undefined);
   const startBytes = ranges.map((range) => range.byte);
   /** Each range's rows handed on, oldest first, until they are no longer on their way. @type {Array<import('../types.js').Entry[]>} */
   const onTheirWay = ranges.map(() => []);
   const share = Math.max(25, Math.ceil(rowsInFlight / ranges.length));
   try {
-    // Where each range stops: a later range first skips the run of its first key, which the range before it reads.
+    // Where each range stops, last range first: a later range first skips the run of its first key, which
+    // the range before it reads (nextStart needs the later ranges' starts found).
     for (let j = ranges.length - 1; j >= 0; j--) {
-      const range = ranges[j];
-      if (range.stop === undefined && j > 0) await findStart(j);
-    }
-    for (let j = ranges.length - 1; j >= 0; j--) {
+      if (ranges[j].stop === undefined && j > 0) await findStart(j);
       if (ranges[j].stop === undefined) ranges[j].stop = j === ranges.length - 1 ? end : nextStart(j);
     }
     let sinceClock = 0;
@@ -130,7 +128,7 @@ export async function readSpread({ ranges, end, open, buildItem, compare, pass, 
       const opened = await open(range);
       opened.body.on('error', (error) => opened.records.parser.destroy(error));
       opened.body.pipe(opened.records.input);
-      reader = { range, opened, pending: undefined, base: range.byte, atBoundary: true };
+      reader = { opened, pending: undefined, base: range.byte, atBoundary: true };
       readers[j] = reader;
     }
     return reader;

@@ -109,9 +109,14 @@ export function createAdaptivePace({ adaptive, startRate, tableGrows = false, no
     } else if (rate !== Infinity && sent > 0) {
       // Below a provisioned table's known WCU (after a cut for a hot partition since relieved) it may climb
       // back as fast as a table that grows.
-      const fast = tableGrows || (startRate !== undefined && rate < startRate);
-      const grown = rate * (1 + GROWTH * (fast ? Math.min(Math.max(clean, 1), MOST_CLEAN_STEPS) : 1));
-      rate = !fast ? grown : Math.max(rate, Math.min(grown, 2 * Math.max(...recent), tableGrows || startRate === undefined ? Infinity : startRate * (1 + GROWTH)));
+      const known = tableGrows ? undefined : startRate;
+      if (!tableGrows && (known === undefined || rate >= known)) rate *= 1 + GROWTH;
+      else {
+        const steps = Math.min(Math.max(clean, 1), MOST_CLEAN_STEPS);
+        // Never past twice what the table took lately, nor (climbing back) just past its known WCU.
+        const most = Math.min(2 * Math.max(...recent), known === undefined ? Infinity : known * (1 + GROWTH));
+        rate = Math.max(rate, Math.min(rate * (1 + GROWTH * steps), most));
+      }
     }
   }
 
