@@ -142,6 +142,24 @@ describe('spread against the sequential oracle', () => {
     expect(none).toMatchObject({ balanced: true, rowsRead: 0, written: 0 });
   });
 
+  it('cuts UTF-16LE (a BOM, CRLF) and windows-1252 files where their records end, runs of one key across the cuts', async () => {
+    const rows = Array.from({ length: 400 }, (_, i) => `k${String(Math.floor(i / 3)).padStart(4, '0')},v${i} é`);
+    const files = [
+      { key: 'spread/utf16.csv', body: Buffer.from(`\ufeffid,v\r\n${rows.join('\r\n')}\r\n`, 'utf16le'), options: { spread: 3 } },
+      { key: 'spread/cp1252.csv', body: Buffer.from(`id,v\n${rows.join('\n')}\n`, 'latin1'), options: { spread: 5, encoding: 'windows-1252' } },
+    ];
+    for (const file of files) {
+      const table = await createTable(local.dynamodb, { partition: { name: 'id', type: 'S' } });
+      await upload(local.s3, file.key, file.body);
+      const summary = /** @type {any} */ (await handler(/** @type {any} */ ({ bucket: TEST_BUCKET, key: file.key, table, ...file.options })));
+      expect(summary).toMatchObject({ balanced: true, rowsRead: 400, rejected: 0 });
+      const items = await scanAll(local.dynamodb, table);
+      expect(items).toHaveLength(134);
+      // Each key's last row in the file wins.
+      for (const item of items) expect(item.v.S).toBe(`v${Math.min(3 * Number(String(item.id.S).slice(1)) + 2, 399)} é`);
+    }
+  });
+
   it('refuses a checkpoint whose ranges are not cursors within their bounds', () => {
     const checkpoint = { jobId: 'j', etag: 'e', byte: 10, line: 2, header: ['id'], segments: 1, seconds: 1, reopens: 0, totals: { rowsRead: 1, written: 1, deleted: 0, rejected: 0, duplicatesCollapsed: 0, retries: 0, throttledItems: 0, throttledCalls: 0, transientErrors: 0, wcu: 1, calls: 1, rejectedByReason: {} }, rejectsObjects: [], rejectSample: [] };
     const ranges = [{ byte: 10, end: 20, stop: 22, line: 2, min: 'a', max: 'b' }, { byte: 25, end: 40, stop: 40, line: 4 }];
