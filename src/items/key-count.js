@@ -12,10 +12,10 @@ const REGISTERS = 1 << REGISTER_BITS;
 
 /** @param {{ exactKeys?: number }} [options] */
 export function createKeyCount({ exactKeys = EXACT_KEYS } = {}) {
-  // Open addressing over two 32-bit halves; a slot whose halves are both 0 is empty (hash 0 is remapped).
+  // Open addressing over 64-bit hashes as two 32-bit halves side by side (one cache line for both); a
+  // slot whose halves are both 0 is empty (hash 0 is remapped).
   let capacity = 1 << 16;
-  let high = new Uint32Array(capacity);
-  let low = new Uint32Array(capacity);
+  let slots = new Uint32Array(capacity * 2);
   let size = 0;
   let exact = true;
   const registers = new Uint8Array(REGISTERS);
@@ -24,11 +24,12 @@ export function createKeyCount({ exactKeys = EXACT_KEYS } = {}) {
   function insert(h, l) {
     let slot = (l ^ Math.imul(h, 0x9e3779b1)) & (capacity - 1);
     for (;;) {
-      const sh = high[slot];
-      const sl = low[slot];
+      const at = slot * 2;
+      const sh = slots[at];
+      const sl = slots[at + 1];
       if (sh === 0 && sl === 0) {
-        high[slot] = h;
-        low[slot] = l;
+        slots[at] = h;
+        slots[at + 1] = l;
         size++;
         return;
       }
@@ -38,13 +39,11 @@ export function createKeyCount({ exactKeys = EXACT_KEYS } = {}) {
   }
 
   function grow() {
-    const oldHigh = high;
-    const oldLow = low;
+    const old = slots;
     capacity *= 2;
-    high = new Uint32Array(capacity);
-    low = new Uint32Array(capacity);
+    slots = new Uint32Array(capacity * 2);
     size = 0;
-    for (let i = 0; i < oldHigh.length; i++) if (oldHigh[i] !== 0 || oldLow[i] !== 0) insert(oldHigh[i], oldLow[i]);
+    for (let at = 0; at < old.length; at += 2) if (old[at] !== 0 || old[at + 1] !== 0) insert(old[at], old[at + 1]);
   }
 
   return {
@@ -74,8 +73,7 @@ export function createKeyCount({ exactKeys = EXACT_KEYS } = {}) {
       insert(h >>> 0, l >>> 0);
       if (size > exactKeys) {
         exact = false;
-        high = new Uint32Array(0);
-        low = new Uint32Array(0);
+        slots = new Uint32Array(0);
       } else if (size * 2 > capacity) grow();
     },
     /** @returns {{ distinct: number, exact: boolean }} */
