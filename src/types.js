@@ -12,6 +12,7 @@
  * @property {string} keyId   primary key as one string
  * @property {number} line    line of the CSV where the record starts
  * @property {string[]} fields  the original fields, for the rejects file
+ * @property {number | undefined} [bytes]  the item's size, when its builder was asked for it (a dry run's)
  * @property {Entry} [replaced]  the latest earlier row of its key it replaced before either was sent (items/superseded.js)
  */
 

@@ -8,7 +8,7 @@ import { RowError } from '../errors.js';
 import { checkHeader } from './header.js';
 import { itemBytes, MAX_ITEM_BYTES, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES } from './item-size.js';
 import { joinKeyId } from './key-id.js';
-import { isDynamoNumber, normalizeNumber } from './numbers.js';
+import { isDynamoNumber, normalizeNumber, numberBytes } from './numbers.js';
 import { base64Bytes } from './attribute-values.js';
 import { wireAs } from './json-values.js';
 import { sourceId } from '../source/source-name.js';
@@ -23,6 +23,7 @@ const GENERATED_KEY_NAMESPACE = '6f1f4a52-3c0e-4f5e-9d3a-6a2b8f0c1e47';
  * @property {string} json   the item as DynamoDB's JSON wire form: {"name":{"S":"value"},...}
  * @property {string} keyId  primary key as one string, to find duplicates within a batch
  * @property {'put' | 'delete'} [op]  a delete's json is the key only (default: put)
+ * @property {number} [bytes]  the item's size as DynamoDB counts it, when the builder was asked for it
  */
 
 // Strings with nothing JSON must escape (quote, backslash, control characters) are written as they
@@ -38,9 +39,10 @@ const isBlankKey = (value) => value === undefined || value === '' || (value.char
  * @param {string[]} header  the first record, BOM already stripped by the parser
  * @param {ImportConfig} config
  * @param {{ etag: string }} source  the object version, for deterministic generated keys
+ * @param {{ sized?: boolean }} [options]  sized: every item's bytes (a dry run's), else none
  * @returns {(fields: string[], line: number) => BuiltItem}
  */
-export function createItemBuilder(header, config, source) {
+export function createItemBuilder(header, config, source, { sized = false } = {}) {
   const names = header.map((name) => name.trim());
   checkHeader(names, config);
 
@@ -67,6 +69,11 @@ export function createItemBuilder(header, config, source) {
   // A key typed B is counted by its bytes, not by its base64's.
   const keyBytes = (/** @type {number} */ index, /** @type {string} */ value) => (types[index] === 'B' ? base64Bytes(value) : Buffer.byteLength(value));
   const fastSizeLimit = Math.floor(MAX_ITEM_BYTES / 3) - nameChars;
+  // A sized item's bytes are added up as its S, N and BOOL members are written (the JSON is not read
+  // again); a file with other types is sized from its JSON.
+  const sizeMembers = sized && types.every((type) => type === 'S' || type === 'N' || type === 'BOOL');
+  const nameBytes = names.map((name) => Buffer.byteLength(name));
+  const generatedKeyBytes = Buffer.byteLength(config.keyColumn) + 36;
 
   // The item's JSON is assembled from its pieces with one join, which makes a flat string: about 400
   // bytes of heap for 320 characters. Concatenation makes a rope of dozens of pieces, about 2 KB,
@@ -81,13 +88,17 @@ export function createItemBuilder(header, config, source) {
     pieces.length = 0;
     pieces.push('{');
     let chars = 0;
+    let bytes = 0;
     for (let i = 0; i < fields.length; i++) {
       if (keysOnly && i !== keyIndex && i !== sortIndex) continue;
       const value = fields[i];
       if (value === '') {
         if (emptyCell === 'omit') continue;
         const piece = emptyCell === 'null' ? nullPiece[i] : emptyStringPiece[i];
-        if (piece !== undefined) pieces.push(pieces.length === 1 ? '' : ',', piece);
+        if (piece === undefined) continue;
+        pieces.push(pieces.length === 1 ? '' : ',', piece);
+        // NULL is one byte, an empty string none.
+        if (sizeMembers) bytes += nameBytes[i] + (emptyCell === 'null' ? 1 : 0);
         continue;
       }
       chars += value.length;
@@ -99,19 +110,26 @@ export function createItemBuilder(header, config, source) {
       pieces.push(pieces.length === 1 ? opening[i] : commaOpening[i]);
       if (type === 'S') {
         // jsonString's rule, pushed as pieces: its quoted copy would cost 400 bytes a row more.
-        if (PLAIN_ASCII.test(value)) pieces.push('"', value, '"}');
-        else pieces.push(JSON.stringify(value), '}');
+        if (PLAIN_ASCII.test(value)) {
+          pieces.push('"', value, '"}');
+          if (sizeMembers) bytes += nameBytes[i] + value.length;
+        } else {
+          pieces.push(JSON.stringify(value), '}');
+          if (sizeMembers) bytes += nameBytes[i] + Buffer.byteLength(value);
+        }
       } else if (type === 'N') {
         if (!isDynamoNumber(value)) {
           throw new RowError('INVALID_NUMBER', `line ${line}: column "${names[i]}" is typed N but its value is not a number DynamoDB takes (at most 38 significant digits, magnitude from 1E-130 to under 1E+126)`);
         }
         pieces.push('"', value, '"}');
+        if (sizeMembers) bytes += nameBytes[i] + numberBytes(value);
       } else {
         const lower = value.toLowerCase();
         if (lower !== 'true' && lower !== 'false') {
           throw new RowError('INVALID_BOOL', `line ${line}: column "${names[i]}" is typed BOOL but its value is not true or false`);
         }
         pieces.push(lower, '}');
+        if (sizeMembers) bytes += nameBytes[i] + 1;
       }
     }
 
@@ -120,6 +138,7 @@ export function createItemBuilder(header, config, source) {
     if (keyIndex === -1) {
       keyValue = uuidv5(keyPrefix + line, GENERATED_KEY_NAMESPACE);
       pieces.push(pieces.length === 1 ? '' : ',', generatedKeyOpening, '"', keyValue, '"}');
+      bytes += generatedKeyBytes;
     } else {
       keyValue = fields[keyIndex];
       if (isBlankKey(keyValue)) {
@@ -133,20 +152,21 @@ export function createItemBuilder(header, config, source) {
 
     pieces.push('}');
     const json = pieces.join('');
-    if (chars > fastSizeLimit || sizeExactly) {
-      const bytes = itemBytes(JSON.parse(json));
+    if (chars > fastSizeLimit || sizeExactly || (sized && !sizeMembers)) {
+      bytes = itemBytes(JSON.parse(json));
       if (bytes > MAX_ITEM_BYTES) {
         throw new RowError('ITEM_TOO_LARGE', `line ${line}: item is ${bytes} bytes; DynamoDB's limit is ${MAX_ITEM_BYTES}`);
       }
     }
+    const size = sized ? bytes : undefined;
     if (keyValue.length > 682 && keyBytes(keyIndex, keyValue) > MAX_PARTITION_KEY_BYTES) {
       throw new RowError('KEY_TOO_LONG', `line ${line}: key column "${config.keyColumn}" is ${keyBytes(keyIndex, keyValue)} bytes; DynamoDB's limit for a partition key is ${MAX_PARTITION_KEY_BYTES}`);
     }
-    if (sortValue === undefined) return { json, keyId: keyIndex === -1 ? keyValue : keyIdOf(keyIndex, keyValue), op };
+    if (sortValue === undefined) return { json, keyId: keyIndex === -1 ? keyValue : keyIdOf(keyIndex, keyValue), op, bytes: size };
     if (sortValue.length > 341 && keyBytes(sortIndex, sortValue) > MAX_SORT_KEY_BYTES) {
       throw new RowError('KEY_TOO_LONG', `line ${line}: sort key column "${config.sortKeyColumn}" is ${keyBytes(sortIndex, sortValue)} bytes; DynamoDB's limit for a sort key is ${MAX_SORT_KEY_BYTES}`);
     }
     const keyId = joinKeyId(keyIndex === -1 ? keyValue : keyIdOf(keyIndex, keyValue), keyIdOf(sortIndex, sortValue));
-    return { json, keyId, op };
+    return { json, keyId, op, bytes: size };
   };
 }

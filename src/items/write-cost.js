@@ -14,7 +14,7 @@
 import { ceilingOf } from '../write/table-facts.js';
 import { tableKeysOf } from '../write/table-check.js';
 import { attributeBytes, keyValueOf } from './attribute-values.js';
-import { itemBytes as sizeOf, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES } from './item-size.js';
+import { itemBytes as sizeOf, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES, wireItemBytes } from './item-size.js';
 
 /**
  * One secondary index, as the cost of an item needs it.
@@ -83,7 +83,19 @@ export function createWriteCost(table) {
     return { itemBytes, wcu: wcuOf(itemBytes), refused: undefined };
   }
 
-  return { indexes, costOf };
+  /**
+   * costOf for an item in its wire JSON (a dry run's hot path): on a table without secondary indexes the
+   * item is not parsed, its size is the one its builder found, else read from a flat item's JSON.
+   * @param {string} json @param {number | undefined} bytes  the item's size, if known
+   * @param {number[]} indexWcu @param {number[]} indexItems
+   */
+  function costOfWire(json, bytes, indexWcu, indexItems) {
+    if (indexes.length > 0) return costOf(JSON.parse(json), indexWcu, indexItems);
+    const itemBytes = bytes ?? wireItemBytes(json) ?? sizeOf(JSON.parse(json));
+    return { itemBytes, wcu: wcuOf(itemBytes), refused: undefined };
+  }
+
+  return { indexes, costOf, costOfWire };
 }
 
 /** Write capacity units of a write of this many bytes: one per started KB, one at least. @param {number} bytes */

@@ -39,7 +39,7 @@ export async function runDryRun(config, { clients, logger, stop }) {
   const { format, body } = await formatOf(config, start, input.body);
   if (format === 'csv') checkKeyTypes(table, config);
   // The same records and items stages as an import's, so that the dry run rejects what the import would.
-  const stages = rowStages({ format, config, start, source: input.source, keys: tableKeysOf(table) });
+  const stages = rowStages({ format, config, start, source: input.source, keys: tableKeysOf(table), sized: true });
   const jobId = jobIdFor(sourceId(config), input.source.etag, config.table);
   const totalBytes = input.gzip ? undefined : input.source.contentLength;
   const stats = createStats();
@@ -70,7 +70,7 @@ export async function runDryRun(config, { clients, logger, stop }) {
       onHeader: stages.onHeader,
       pass(entry) {
         // A delete's cost is the size of the item it deletes, which the file does not hold: one unit at least.
-        const row = deletes ? { itemBytes: 0, wcu: 1, refused: undefined } : cost.costOf(JSON.parse(entry.json), indexWcu, indexItems);
+        const row = deletes ? { itemBytes: 0, wcu: 1, refused: undefined } : cost.costOfWire(entry.json, entry.bytes, indexWcu, indexItems);
         if (row.refused !== undefined) {
           reject({ reason: 'REJECTED_BY_TABLE', message: row.refused }, entry.line);
           return undefined;

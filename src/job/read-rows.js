@@ -85,7 +85,7 @@ export async function readRows({ body, records, buildItem, onHeader, pass, repor
 export function entryOf(buildItem, { fields, line }, report) {
   try {
     const built = buildItem(fields, line);
-    return { json: built.json, keyId: built.keyId, op: built.op, line, fields };
+    return { json: built.json, keyId: built.keyId, op: built.op, line, fields, bytes: built.bytes };
   } catch (error) {
     if (!(error instanceof RowError)) throw error;
     report.rejectRow(error, line, fields);
