@@ -93,7 +93,7 @@ describe('adaptive pace', () => {
     return { clock, waits, pace };
   }
 
-  it('does not limit until a second with more than 5% throttled, then paces at the most the table took in the last three seconds', () => {
+  it('does not limit until a second with more than 5% throttled, then paces one 2% step under the most the table took in the last three seconds', () => {
     const { clock, pace } = paceOnClock();
     // Second 0: 8,000 WCU written, 80 items throttled (1%): no limit yet.
     for (let ms = 0; ms < 1000; ms += 10) {
@@ -104,7 +104,8 @@ describe('adaptive pace', () => {
     clock.t = 1_000;
     expect(pace.ready()).toBeUndefined();
     expect(pace.rate()).toBe(Infinity);
-    // Second 1: 9,000 written, 1,000 throttled (10%): the table's capacity is 9,000.
+    // Second 1: 9,000 written, 1,000 throttled (10%): the table's capacity is 9,000. Just under it, so
+    // that the items it refused, sent again, do not keep it refusing.
     for (let ms = 1_000; ms < 2_000; ms += 10) {
       clock.t = ms;
       pace.spend(90, 90);
@@ -112,7 +113,7 @@ describe('adaptive pace', () => {
     }
     clock.t = 2_000;
     pace.ready();
-    expect(pace.rate()).toBeCloseTo(9_000);
+    expect(pace.rate()).toBeCloseTo(9_000 / 1.02);
   });
 
   it('starts at the table\'s known ceiling when it has one, instead of finding it by throttling', async () => {
@@ -172,12 +173,12 @@ describe('adaptive pace', () => {
     pace.throttled(100);
     clock.t = 1_100;
     expect(pace.ready()).toBeUndefined(); // the bucket starts empty but refills as time passes
-    expect(pace.rate()).toBeCloseTo(1_000);
+    expect(pace.rate()).toBeCloseTo(1_000 / 1.02);
     pace.spend(500, 500); // a quiet second 1
     clock.t = 2_050;
     expect(pace.ready()).toBeUndefined();
-    expect(pace.rate()).toBeCloseTo(1_020);
-    pace.spend(200, 200); // at most a tenth of a second (102) in the bucket: about 100 over
+    expect(pace.rate()).toBeCloseTo(1_000);
+    pace.spend(200, 200); // at most a tenth of a second (100) in the bucket: about 100 over
     await pace.ready();
     expect(waits).toHaveLength(1);
     expect(waits[0]).toBeGreaterThan(90);
@@ -187,7 +188,7 @@ describe('adaptive pace', () => {
   /**
    * A pace on a clock moved a second at a time: `second(units, throttled)` is a second in which the table
    * took `units` and refused `throttled` items; it returns the rate the pace decided for the next.
-   * @param {{ startRate: number, tableGrows?: boolean }} options
+   * @param {{ startRate?: number, tableGrows?: boolean }} options
    */
   function paceBySecond(options) {
     let t = 0;
@@ -203,22 +204,46 @@ describe('adaptive pace', () => {
     return { pace, second };
   }
 
-  it('probes a table that grows (on-demand) faster each clean second, up to 20% a second, never past twice what it took', () => {
-    const { pace, second } = paceBySecond({ startRate: 4_000, tableGrows: true });
+  it('probes a growing table that states no warm throughput faster each clean second, up to 20% a second, never past twice what it took', () => {
+    const { pace, second } = paceBySecond({ tableGrows: true });
+    // No limit until the table pushes back; then one step under what it took.
+    expect(second(4_080, 1_000)).toBeCloseTo(4_000);
     const rates = [4_000, 4_080, 4_243, 4_498, 4_858].map((rate) => second(rate));
     // 2%, then 4%, 6%, 8%, 10% more: a doubling in about 7 seconds, not 35 at 2%.
     expect(rates.map(Math.round)).toEqual([4_080, 4_243, 4_498, 4_858, 5_343]);
-    // A second with a throttled item starts again at 2%; one with more than 5% throttled cuts to the most it took.
+    // A second with a throttled item starts again at 2%; one with more than 5% throttled cuts.
     expect(second(5_300, 10)).toBeCloseTo(rates[4] * 1.02);
-    expect(second(9_000, 1_000)).toBe(9_000);
+    expect(second(9_000, 1_000)).toBeCloseTo(9_000 / 1.02);
     // A rate the import does not reach proves nothing: at most twice what the table took lately.
     for (let i = 0; i < 30; i++) second(1_000);
     expect(pace.rate()).toBeLessThanOrEqual(2 * 9_000);
   });
 
+  it('on a growing table: starts at 90% of its warm throughput, goes to 90% of each rise at once, climbs back fast after a cut, and past it by 2% on clean seconds only', () => {
+    const { pace, second } = paceBySecond({ startRate: 4_000, tableGrows: true });
+    expect(pace.rate()).toBe(3_600);
+    expect(second(3_600)).toBeCloseTo(3_672); // clean: 2% past it
+    expect(second(3_672, 10)).toBeCloseTo(3_672); // a throttled item past it: it holds
+    pace.warm(8_000);
+    expect(pace.rate()).toBe(7_200);
+    pace.warm(6_000); // not a rise: nothing changes
+    expect(pace.rate()).toBe(7_200);
+    // A hot partition: cut one step under what the table took, then back fast (2%, 4%, 6%, 8%, ...),
+    // never past its 7,200 by more than a step...
+    expect(second(6_000, 1_000)).toBeCloseTo(6_000 / 1.02);
+    const back = [5_900, 6_100, 6_500, 7_000, 7_200].map((units) => second(units));
+    expect(back.map(Math.round)).toEqual([6_000, 6_240, 6_614, 7_144, 7_344]);
+    // ...and from there by 2% a clean second.
+    expect(second(7_300)).toBeCloseTo(7_344 * 1.02);
+    // A cut stands until the table says it rose again.
+    expect(second(7_000, 1_000)).toBeCloseTo(7_300 / 1.02);
+    pace.warm(16_000);
+    expect(pace.rate()).toBe(14_400);
+  });
+
   it('climbs back fast to a provisioned table\'s WCU after a cut, and by 2% a second past it', () => {
     const { second } = paceBySecond({ startRate: 10_000 });
-    expect(second(8_000, 2_000)).toBe(8_000); // a hot partition: cut to what the table took
+    expect(second(8_000, 2_000)).toBeCloseTo(8_000 / 1.02); // a hot partition: cut to one step under what the table took
     const back = [8_000, 8_200, 8_500, 9_000, 9_600, 10_000, 10_200].map((units) => second(units));
     // 2%, 4%, 6%, 8%: past 10,000 in the fifth clean second (at 2% a second it would take ten)...
     const reached = back.findIndex((rate) => rate >= 10_000);

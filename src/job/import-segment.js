@@ -11,6 +11,7 @@ import { createShuffleWindow } from '../items/shuffle.js';
 import { supersede } from '../items/superseded.js';
 import { openBytes } from '../source/open-bytes.js';
 import { createBatchWriter } from '../write/batch-writer.js';
+import { watchWarmThroughput } from '../write/warm-watch.js';
 import { checkKeyTypes, checkTable, tableKeysOf } from '../write/table-check.js';
 import { checkRecoverable, tableFacts } from '../write/table-facts.js';
 import { JobError } from '../errors.js';
@@ -122,6 +123,11 @@ export async function runImport(config, { clients, logger, stopBy = Infinity, de
   abandon?.addEventListener('abort', giveUpWrites, { once: true });
   const tooLong = drainTooLong({ deadline, reserveMs, maxWcu: config.maxWcu, stats: report.stats, queued: () => writer.queued() + shuffle.held() });
   const { records } = stages;
+  // As it grows, it says so in its warm throughput: the pace goes there at once (this shard's share).
+  const warmWatch =
+    tableGrows && config.adaptiveConcurrency
+      ? watchWarmThroughput({ dynamodb: clients.dynamodb, table: config.table, from: facts.warmWritesPerSecond, onWarm: (units) => writer.tableWarm(units / start.shards) })
+      : undefined;
   try {
     // Rows the previous segment left to write go first: they are older than any row this segment reads.
     if (start.replay !== undefined) await writeReplay(store, start.replay, writer);
@@ -199,6 +205,8 @@ export async function runImport(config, { clients, logger, stopBy = Infinity, de
     abandon?.removeEventListener('abort', giveUpWrites);
     await report.fail(error);
     throw error;
+  } finally {
+    warmWatch?.stop();
   }
 }
 

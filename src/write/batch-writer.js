@@ -65,7 +65,7 @@ export function createBatchWriter(options) {
   let letGo = () => {};
   /** Settles when the writes are abandoned, so that a flush stops waiting. @type {Promise<void>} */
   const abandoning = new Promise((resolve) => (letGo = () => resolve(undefined)));
-  const sendBatch = createBatchSender({
+  const sender = createBatchSender({
     ...options,
     limit,
     window,
@@ -88,6 +88,7 @@ export function createBatchWriter(options) {
     abandoned: () => abandoned,
     wait: options.wait ?? sleep,
   });
+  const sendBatch = sender.send;
 
   /** Rows to write because the row that replaced them was rejected, by that row. @type {Map<Entry, Entry>} */
   const revived = new Map();
@@ -173,6 +174,9 @@ export function createBatchWriter(options) {
       // rejected as stopped by it, and the job must not go on past them.
       if (fatal !== undefined) throw fatal;
     },
+
+    /** The table's warm throughput rose to this many WCU/s (this writer's share): the pace may go there. @param {number} units */
+    tableWarm: (units) => sender.pace.warm(units),
 
     /** Rows not yet written, rejected or collapsed: in the open batch or in batches outstanding. */
     queued: () => unsettled.size,

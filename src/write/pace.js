@@ -62,24 +62,27 @@ export function createWcuLimiter(maxWcu, now = () => performance.now(), wait = (
  * second in which more than 5% of the items sent were throttled, the rate is set to the most the table
  * took in any of the last three seconds, which under throttling is its capacity (the most, because
  * a second with retries backing off takes less than the table can); after a second with fewer
- * throttles, it grows by 2%, probing for more. A table that grows when pushed (on-demand, no maximum)
- * is probed faster: 2% more for each second in a row without a throttled item, up to 20% a second, but
- * never past twice what the table took in the last seconds (a rate the import does not reach proves
- * nothing). Its capacity doubles within minutes; at 2% a second the import would lag it by half a minute.
- * Below a provisioned table's known WCU the pace climbs back as fast (a cut for a hot partition that split
- * since), and by 2% a second past it (burst capacity). A few throttled items are normal at full capacity (random keys do not
+ * throttles, it grows by 2%, probing for more. Below what the table says it takes (a provisioned table's
+ * WCU; an on-demand table's warm throughput, which it raises as it grows and write/warm-watch.js reads
+ * again) the pace climbs back fast after a cut (a hot partition that split since): 2% more for each
+ * second in a row without a throttled item, up to 20% a second, never past twice what the table took in
+ * the last seconds (a rate the import does not reach proves nothing); past it, by 2% a second (burst
+ * capacity, or the load that makes an on-demand table grow). When the warm throughput rises the pace goes
+ * there at once. A growing table that states no warm throughput is probed fast all the way: its capacity
+ * doubles within minutes, and at 2% a second the import would lag it by half a minute. A few throttled
+ * items are normal at full capacity (random keys do not
  * spread evenly over partitions, and they are simply sent again), so they do not cut the rate: cutting
  * on each of them would ratchet the rate far below the table's capacity.
  *
  * @param {object} options
  * @param {boolean} options.adaptive  off: never waits
  * @param {number} [options.startRate]  WCU/s to start at: the table's known ceiling or warm throughput (else no limit until it pushes back)
- * @param {boolean} [options.tableGrows]  an on-demand table without a maximum: probe faster (above)
+ * @param {boolean} [options.tableGrows]  an on-demand table without a maximum (above)
  * @param {() => number} [options.now]  milliseconds clock
  * @param {(ms: number) => Promise<unknown>} [options.wait]
  */
 export function createAdaptivePace({ adaptive, startRate, tableGrows = false, now = () => performance.now(), wait = (ms) => new Promise((resolve) => setTimeout(resolve, ms)) }) {
-  const off = { ready: () => undefined, reserve: (/** @type {number} */ _units) => 0, spend: (/** @type {number} */ _units, /** @type {number} */ _items, /** @type {number} */ _reserved = 0) => {}, release: (/** @type {number} */ _reserved) => {}, throttled: (/** @type {number} */ _items) => {}, refused: () => {}, rate: () => Infinity };
+  const off = { ready: () => undefined, reserve: (/** @type {number} */ _units) => 0, spend: (/** @type {number} */ _units, /** @type {number} */ _items, /** @type {number} */ _reserved = 0) => {}, release: (/** @type {number} */ _reserved) => {}, throttled: (/** @type {number} */ _items) => {}, refused: () => {}, warm: (/** @type {number} */ _units) => {}, rate: () => Infinity };
   if (!adaptive) return off;
   const THROTTLED_SHARE = 0.05;
   const GROWTH = 0.02;
@@ -87,7 +90,11 @@ export function createAdaptivePace({ adaptive, startRate, tableGrows = false, no
   const FLOOR = 25; // one call's worth a second at least
   const BUCKET_SECONDS = 0.1; // a tenth of a second of burst: smooth within the table's second
   const HOLD_SECONDS = 0.02; // after a call refused whole: the table has nothing left just now
-  let rate = startRate ?? Infinity;
+  // Keys never spread evenly over a table's partitions: at its whole warm throughput the hottest would refuse.
+  const WARM_SHARE = 0.9;
+  /** What the table says it takes: a provisioned table's WCU, a share of a growing table's latest warm throughput. */
+  let known = startRate === undefined ? undefined : tableGrows ? startRate * WARM_SHARE : startRate;
+  let rate = known ?? Infinity;
   let tokens = 0;
   let at = now();
   let second = Math.floor(at / 1000);
@@ -104,16 +111,21 @@ export function createAdaptivePace({ adaptive, startRate, tableGrows = false, no
     if (recent.length > 3) recent.shift();
     clean = sent > 0 && thisSecond.throttled === 0 ? clean + 1 : 0;
     if (sent > 0 && thisSecond.throttled / sent > THROTTLED_SHARE) {
-      rate = Math.max(FLOOR, Math.max(...recent));
+      // One step under it: at the table's ceiling, the items it refused, sent again, would keep it refusing.
+      rate = Math.max(FLOOR, Math.max(...recent) / (1 + GROWTH));
       tokens = Math.min(tokens, 0);
     } else if (rate !== Infinity && sent > 0) {
-      // Below a provisioned table's known WCU (after a cut for a hot partition since relieved) it may climb
-      // back as fast as a table that grows.
-      const known = tableGrows ? undefined : startRate;
-      if (!tableGrows && (known === undefined || rate >= known)) rate *= 1 + GROWTH;
-      else {
+      // Below what the table says it takes (a provisioned table's WCU, a growing one's warm throughput),
+      // after a cut for a hot partition since relieved, the pace climbs back fast; past it by 2% a second
+      // (burst capacity; a growing table's next step, which the warm throughput tells). A growing table
+      // that says nothing is probed fast.
+      if (known !== undefined ? rate >= known : !tableGrows) {
+        // A growing table takes no more than its warm throughput until its next step: past it, only a
+        // second without a throttled item earns 2% more.
+        if (!(tableGrows && clean === 0)) rate *= 1 + GROWTH;
+      } else {
         const steps = Math.min(Math.max(clean, 1), MOST_CLEAN_STEPS);
-        // Never past twice what the table took lately, nor (climbing back) just past its known WCU.
+        // Never past twice what the table took lately, nor (climbing back) just past what it says it takes.
         const most = Math.min(2 * Math.max(...recent), known === undefined ? Infinity : known * (1 + GROWTH));
         rate = Math.max(rate, Math.min(rate * (1 + GROWTH * steps), most));
       }
@@ -184,6 +196,18 @@ export function createAdaptivePace({ adaptive, startRate, tableGrows = false, no
     refused() {
       advance(now());
       if (rate !== Infinity) tokens = Math.min(tokens, -rate * HOLD_SECONDS);
+    },
+    /**
+     * The table's warm throughput rose to `units` (this writer's share): it takes that much at once, so
+     * the pace goes there now instead of probing its way up. Told only of a rise, so that a cut for a hot
+     * partition since is not undone by the same figure again.
+     * @param {number} units
+     */
+    warm(units) {
+      advance(now());
+      const target = units * WARM_SHARE;
+      if (known === undefined || target > known) known = target;
+      if (rate !== Infinity && target > rate) rate = target;
     },
     rate: () => rate,
   };

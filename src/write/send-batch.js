@@ -39,7 +39,7 @@ import { backoffDelay, classifyError } from './retry.js';
 
 /**
  * @param {BatchSenderOptions} options
- * @returns {(entries: Entry[]) => Promise<void>}  throws only a fatal error
+ * @returns {{ send: (entries: Entry[]) => Promise<void>, pace: ReturnType<typeof createAdaptivePace> }}  send throws only a fatal error
  */
 export function createBatchSender(options) {
   /** @type {Sender} */
@@ -49,7 +49,7 @@ export function createBatchSender(options) {
     pace: createAdaptivePace({ adaptive: options.adaptiveConcurrency ?? false, startRate: options.startRate, tableGrows: options.tableGrows }),
     requestBody: requestBodyFor(options.table),
   };
-  return (entries) => sendBatch(sender, entries);
+  return { send: (entries) => sendBatch(sender, entries), pace: sender.pace };
 }
 
 /**
