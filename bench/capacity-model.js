@@ -24,6 +24,7 @@ import { createTableModel, hashKey } from './table-model.js';
 /**
  * @typedef {object} ModelOptions
  * @property {number} [latencyMs]    fixed delay before each answer
+ * @property {'ACTIVE' | 'UPDATING'} [warmStatus]  the WarmThroughput status DescribeTable gives (default ACTIVE; UPDATING: a pre-warm under way)
  * @property {number} [jitterMs]     plus a uniform random delay up to this
  * @property {'provisioned' | 'on-demand'} [mode]  a table with capacity (bench/table-model.js); none and no `wcu`: a sink
  * @property {number} [wcu]          provisioned WCU/s
@@ -58,7 +59,7 @@ const REFUSALS = {
 
 /** @param {ModelOptions} options */
 export async function startCapacityModel(options = {}) {
-  const { latencyMs = 0, jitterMs = 0, wcu, keyName = 'id', sortKeyName, keyType = 'S', sortKeyType = 'S', forward } = options;
+  const { latencyMs = 0, jitterMs = 0, wcu, keyName = 'id', sortKeyName, keyType = 'S', sortKeyType = 'S', forward, warmStatus = 'ACTIVE' } = options;
   const mode = options.mode ?? (wcu === undefined ? undefined : 'provisioned');
   const table = mode === undefined ? undefined : createTableModel({ ...options, mode });
 
@@ -192,7 +193,7 @@ export async function startCapacityModel(options = {}) {
             : {
                 BillingModeSummary: { BillingMode: 'PAY_PER_REQUEST' },
                 ProvisionedThroughput: { ReadCapacityUnits: 0, WriteCapacityUnits: 0 },
-                ...(facts === undefined ? {} : { WarmThroughput: { ReadUnitsPerSecond: 3 * facts.warmWritesPerSecond, WriteUnitsPerSecond: facts.warmWritesPerSecond, Status: 'ACTIVE' }, OnDemandThroughput: { MaxReadRequestUnits: -1, MaxWriteRequestUnits: facts.maxWriteRate ?? -1 } }),
+                ...(facts === undefined ? {} : { WarmThroughput: { ReadUnitsPerSecond: 3 * facts.warmWritesPerSecond, WriteUnitsPerSecond: facts.warmWritesPerSecond, Status: warmStatus }, OnDemandThroughput: { MaxReadRequestUnits: -1, MaxWriteRequestUnits: facts.maxWriteRate ?? -1 } }),
               }),
         },
       }),

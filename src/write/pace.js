@@ -59,20 +59,21 @@ export function createWcuLimiter(maxWcu, now = () => performance.now(), wait = (
 /**
  * Adaptive pacing: a token bucket on consumed WCU whose rate is learned from the table, AIMD on rate
  * rather than on calls in flight. Until the table pushes back there is no limit. At the end of each
- * second in which more than 5% of the items sent were throttled, the rate is set to the most the table
- * took in any of the last three seconds, which under throttling is its capacity (the most, because
- * a second with retries backing off takes less than the table can); after a second with fewer
+ * second in which more than 5% of the items sent were throttled, the rate is set one 2% step under the
+ * most the table took in any of the last three seconds, which under throttling is its capacity (the most,
+ * because a second with retries backing off takes less than the table can); after a second with fewer
  * throttles, it grows by 2%, probing for more. Below what the table says it takes (a provisioned table's
  * WCU; an on-demand table's warm throughput, which it raises as it grows and write/warm-watch.js reads
  * again) the pace climbs back fast after a cut (a hot partition that split since): 2% more for each
  * second in a row without a throttled item, up to 20% a second, never past twice what the table took in
  * the last seconds (a rate the import does not reach proves nothing); past it, by 2% a second (burst
- * capacity, or the load that makes an on-demand table grow). When the warm throughput rises the pace goes
- * there at once. A growing table that states no warm throughput is probed fast all the way: its capacity
- * doubles within minutes, and at 2% a second the import would lag it by half a minute. A few throttled
- * items are normal at full capacity (random keys do not
- * spread evenly over partitions, and they are simply sent again), so they do not cut the rate: cutting
- * on each of them would ratchet the rate far below the table's capacity.
+ * capacity, or the load that makes an on-demand table grow; a growing table's only after a second with
+ * at most 1% of its items throttled). A growing table's pace starts at 90% of its warm throughput, and
+ * goes to 90% of each rise at once. A growing table that states no warm throughput is probed fast all the
+ * way: its capacity doubles within minutes, and at 2% a second the import would lag it by half a minute.
+ * A few throttled items are normal at full capacity (random keys do not spread evenly over partitions,
+ * and they are simply sent again), so they do not cut the rate: cutting on each of them would ratchet
+ * the rate far below the table's capacity.
  *
  * @param {object} options
  * @param {boolean} options.adaptive  off: never waits
@@ -85,6 +86,7 @@ export function createAdaptivePace({ adaptive, startRate, tableGrows = false, no
   const off = { ready: () => undefined, reserve: (/** @type {number} */ _units) => 0, spend: (/** @type {number} */ _units, /** @type {number} */ _items, /** @type {number} */ _reserved = 0) => {}, release: (/** @type {number} */ _reserved) => {}, throttled: (/** @type {number} */ _items) => {}, refused: () => {}, warm: (/** @type {number} */ _units) => {}, rate: () => Infinity };
   if (!adaptive) return off;
   const THROTTLED_SHARE = 0.05;
+  const NEARLY_CLEAN_SHARE = 0.01;
   const GROWTH = 0.02;
   const MOST_CLEAN_STEPS = 10;
   const FLOOR = 25; // one call's worth a second at least
@@ -121,8 +123,8 @@ export function createAdaptivePace({ adaptive, startRate, tableGrows = false, no
       // that says nothing is probed fast.
       if (known !== undefined ? rate >= known : !tableGrows) {
         // A growing table takes no more than its warm throughput until its next step: past it, only a
-        // second without a throttled item earns 2% more.
-        if (!(tableGrows && clean === 0)) rate *= 1 + GROWTH;
+        // second with hardly a throttled item (1% at most: keys never spread quite evenly) earns 2% more.
+        if (!tableGrows || thisSecond.throttled <= NEARLY_CLEAN_SHARE * sent) rate *= 1 + GROWTH;
       } else {
         const steps = Math.min(Math.max(clean, 1), MOST_CLEAN_STEPS);
         // Never past twice what the table took lately, nor (climbing back) just past what it says it takes.

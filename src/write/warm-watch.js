@@ -28,8 +28,9 @@ export function watchWarmThroughput({ dynamodb, table, onWarm, everyMs = WARM_WA
     reading = true;
     try {
       const output = await dynamodb.send(new DescribeTableCommand({ TableName: table }), { abortSignal: stopping.signal });
-      const warm = output.Table?.WarmThroughput?.WriteUnitsPerSecond;
-      if (warm !== undefined && warm > known && !stopping.signal.aborted) {
+      const { WriteUnitsPerSecond: warm, Status: status } = output.Table?.WarmThroughput ?? {};
+      // While it is UPDATING (a pre-warm asked for), the figure may be one the table does not have yet.
+      if (warm !== undefined && warm > known && status !== 'UPDATING' && !stopping.signal.aborted) {
         known = warm;
         onWarm(warm);
       }
