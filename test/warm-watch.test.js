@@ -30,16 +30,26 @@ async function pushUntilGrown(model) {
   expect(model.stats().table?.capacity).toBeGreaterThan(4_000);
 }
 
+/**
+ * A new on-demand table on the model (time x1,800, as above) and a watch on
+ * it every 100 ms that starts from its 4,000 WCU/s; what the watch tells is in `told`.
+ * @param {Partial<Parameters<typeof startCapacityModel>[0]>} options
+ */
+async function watchModel(options) {
+  const model = await startCapacityModel({ mode: 'on-demand', timeScale: 1_800, ...options });
+  cleanups.push(() => model.stop());
+  const dynamodb = new DynamoDBClient({ endpoint: model.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
+  cleanups.push(() => dynamodb.destroy());
+  /** @type {number[]} */
+  const told = [];
+  const watch = watchWarmThroughput({ dynamodb, table: 't', everyMs: 100, from: 4_000, onWarm: (units) => told.push(units) });
+  cleanups.push(() => watch.stop());
+  return { model, told, watch };
+}
+
 describe('warm throughput watch', () => {
   it('tells each rise of a growing table\'s warm throughput once, and nothing after it is stopped', async () => {
-    const model = await startCapacityModel({ mode: 'on-demand', timeScale: 1_800 });
-    cleanups.push(() => model.stop());
-    const dynamodb = new DynamoDBClient({ endpoint: model.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
-    cleanups.push(() => dynamodb.destroy());
-    /** @type {number[]} */
-    const told = [];
-    const watch = watchWarmThroughput({ dynamodb, table: 't', everyMs: 100, from: 4_000, onWarm: (units) => told.push(units) });
-    cleanups.push(() => watch.stop());
+    const { model, told, watch } = await watchModel({});
     // A new table's 4,000 is known already: not told.
     await new Promise((resolve) => setTimeout(resolve, 400));
     expect(told).toEqual([]);
@@ -64,14 +74,7 @@ describe('warm throughput watch', () => {
   });
 
   it('takes no figure while the warm throughput is UPDATING (a pre-warm under way: the table may not have it yet)', async () => {
-    const model = await startCapacityModel({ mode: 'on-demand', timeScale: 1_800, warmStatus: 'UPDATING' });
-    cleanups.push(() => model.stop());
-    const dynamodb = new DynamoDBClient({ endpoint: model.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
-    cleanups.push(() => dynamodb.destroy());
-    /** @type {number[]} */
-    const told = [];
-    const watch = watchWarmThroughput({ dynamodb, table: 't', everyMs: 100, from: 4_000, onWarm: (units) => told.push(units) });
-    cleanups.push(() => watch.stop());
+    const { model, told } = await watchModel({ warmStatus: 'UPDATING' });
     await pushUntilGrown(model);
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     expect(told).toEqual([]);
