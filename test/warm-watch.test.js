@@ -31,8 +31,8 @@ async function pushUntilGrown(model) {
 }
 
 /**
- * A new on-demand table on the model (time x1,800, as above) and a watch on
- * it every 100 ms that starts from its 4,000 WCU/s; what the watch tells is in `told`.
+ * A new on-demand table on the model (time x1,800, as above) and a watch on it every 100 ms that starts
+ * from its 4,000 WCU/s; what the watch tells is in `told`.
  * @param {Partial<Parameters<typeof startCapacityModel>[0]>} options
  */
 async function watchModel(options) {
