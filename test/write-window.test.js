@@ -188,7 +188,7 @@ describe('adaptive pace', () => {
   /**
    * A pace on a clock moved a second at a time: `second(units, throttled)` is a second in which the table
    * took `units` and refused `throttled` items; it returns the rate the pace decided for the next.
-   * @param {{ startRate?: number, tableGrows?: boolean }} options
+   * @param {{ startRate?: number, tableGrows?: boolean, unevenKeys?: boolean }} options
    */
   function paceBySecond(options) {
     let t = 0;
@@ -240,6 +240,27 @@ describe('adaptive pace', () => {
     expect(second(7_000, 1_000)).toBeCloseTo(7_300 / 1.02);
     pace.warm(16_000);
     expect(pace.rate()).toBe(14_400);
+  });
+
+  it('with rows uneven on the partitions by design (spread): paces at all the table says it takes, and no hot partition cuts it below that', () => {
+    const { pace, second } = paceBySecond({ startRate: 4_000, tableGrows: true, unevenKeys: true });
+    expect(pace.rate()).toBe(4_000);
+    // Two partitions of four refuse a quarter of what is sent, and the table takes 3,400: the pace holds 4,000.
+    expect(second(3_400, 1_100)).toBe(4_000);
+    expect(second(3_300, 1_200)).toBe(4_000);
+    // Past it only on nearly clean seconds, as any growing table; cut from there, never below what it says.
+    expect(second(4_000, 10)).toBeCloseTo(4_080);
+    expect(second(3_900, 1_000)).toBe(4_000);
+    pace.warm(8_000);
+    expect(pace.rate()).toBe(8_000);
+    expect(second(6_000, 2_000)).toBe(8_000);
+    // The same seconds without it: cut to what the hot partitions let through, then held there.
+    const even = paceBySecond({ startRate: 4_000, tableGrows: true });
+    expect(even.second(3_400, 1_100)).toBeCloseTo(3_400 / 1.02);
+    expect(even.second(3_300, 1_200)).toBeCloseTo(3_400 / 1.02);
+    // A provisioned table read spread: held at its WCU.
+    const provisioned = paceBySecond({ startRate: 10_000, unevenKeys: true });
+    expect(provisioned.second(8_000, 2_000)).toBe(10_000);
   });
 
   it('climbs back fast to a provisioned table\'s WCU after a cut, and by 2% a second past it', () => {

@@ -103,7 +103,10 @@ export async function runImport(config, { clients, logger, stopBy = Infinity, de
   const startFrom = facts.writeCeiling ?? facts.warmWritesPerSecond;
   const startRate = startFrom === undefined ? undefined : startFrom / start.shards;
   const tableGrows = facts.billingMode === 'PAY_PER_REQUEST' && facts.writeCeiling === undefined;
-  const writer = createBatchWriter({ ...config, startRate, tableGrows, client: clients.batchWrite, keyIdOf: keyIdReader(config), stats: report.stats, onReject: report.recordRejection });
+  // Read in K places, a sorted file's rows fall on a few partitions at a time, and unevenly: the reader shifts
+  // its rows to the partitions with room, which it can do only while the pace offers all the table takes.
+  const unevenKeys = spread !== undefined && spread.ranges.length > 1;
+  const writer = createBatchWriter({ ...config, startRate, tableGrows, unevenKeys, client: clients.batchWrite, keyIdOf: keyIdReader(config), stats: report.stats, onReject: report.recordRejection });
   /** @type {ReturnType<typeof createShuffleWindow<import('../types.js').Entry>>} */
   const shuffle = createShuffleWindow(config.shuffleWindow, (entry) => writer.add(entry), {
     keyOf: (entry) => entry.keyId,

@@ -14,7 +14,8 @@
  * A range whose rows wait on the table (its stretch of keys is on a hot partition: they come back
  * throttled and back off) is passed over while it has more than its share of the rows on their way, so
  * that the window fills with rows of the ranges whose partitions have room; round robin alone would feed
- * every partition alike and run at the pace of the busiest.
+ * every partition alike and run at the pace of the busiest. The shares follow the bytes each range has
+ * left, so that the ranges end together instead of the laggards alone on a few partitions.
  * Checkpoints carry every range's cursor, line, stop and span.
  */
 import { RowError, SpreadOrderError } from '../errors.js';
@@ -63,7 +64,8 @@ export async function readSpread({ ranges, end, open, buildItem, compare, pass, 
   const startBytes = ranges.map((range) => range.byte);
   /** Each range's rows handed on, oldest first, until they are no longer on their way. @type {Array<import('../types.js').Entry[]>} */
   const onTheirWay = ranges.map(() => []);
-  const share = Math.max(25, Math.ceil(rowsInFlight / ranges.length));
+  /** Rows of each range that may be on their way at once: shareOut sets them before the first row, and as the ranges move on. */
+  const shares = ranges.map(() => 0);
   try {
     // Where each range stops, last range first: a later range first skips the run of its first key, which
     // the range before it reads (nextStart needs the later ranges' starts found).
@@ -75,9 +77,10 @@ export async function readSpread({ ranges, end, open, buildItem, compare, pass, 
     let done = ranges.reduce((sum, range, k) => sum + (range.byte - startBytes[k]), 0);
     let active = ranges.map((_, j) => j).filter((j) => ranges[j].byte < /** @type {number} */ (ranges[j].stop));
     while (active.length > 0) {
+      if (sinceClock === 0) shareOut(active);
       let passedOver = 0;
       for (const j of active) {
-        if (waitingOf(j) >= share) {
+        if (waitingOf(j) >= shares[j]) {
           passedOver++;
           continue;
         }
@@ -103,6 +106,12 @@ export async function readSpread({ ranges, end, open, buildItem, compare, pass, 
     return { stoppedEarly: false };
   } finally {
     for (const reader of readers) reader?.opened.close();
+  }
+
+  /** @param {number[]} active */
+  function shareOut(active) {
+    const left = active.map((j) => /** @type {number} */ (ranges[j].stop) - ranges[j].byte);
+    shareRows(left, rowsInFlight).forEach((rows, k) => (shares[active[k]] = rows));
   }
 
   /** Range j's rows still on their way (those at the front that arrived are dropped first). @param {number} j */
@@ -263,6 +272,21 @@ export async function readSpread({ ranges, end, open, buildItem, compare, pass, 
       `spread: the key of line ${line} (range ${j + 1} of ${ranges.length}) lies among the keys range ${k + 1} has read, so the file is not sorted by the table's key and reading it in ${ranges.length} places could write an older row of a key over a newer one. The rows written so far are in order. Import it without spread (leave spread out; shuffleWindow spreads rows of any order), or sort the file by the table's key first`,
     );
   }
+}
+
+/**
+ * The rows on their way, shared among the ranges in proportion to the bytes each has left, so that they
+ * end together: a range held back on a hot partition gets a larger share of what that partition takes as
+ * it falls behind, and the ranges ahead leave room (equal shares let the laggards finish alone, on a few
+ * partitions, at the end). At least a call's 25 rows each: a range held with fewer could wait on a call
+ * that never fills.
+ * @param {number[]} bytesLeft  of each range still read
+ * @param {number} rowsInFlight
+ * @returns {number[]}
+ */
+export function shareRows(bytesLeft, rowsInFlight) {
+  const total = bytesLeft.reduce((sum, bytes) => sum + bytes, 0);
+  return bytesLeft.map((bytes) => Math.max(25, Math.ceil((rowsInFlight * bytes) / Math.max(1, total))));
 }
 
 /**

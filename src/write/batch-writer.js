@@ -42,6 +42,7 @@ export const BATCH_SIZE = 25;
  * @property {(ms: number) => Promise<unknown>} [wait]  for tests
  * @property {number} [startRate]  WCU/s the adaptive pace starts at: the table's known ceiling (this writer's share of it)
  * @property {boolean} [tableGrows]  the table grows when pushed (on-demand, no maximum): the pace probes faster
+ * @property {boolean} [unevenKeys]  the rows fall unevenly on the partitions by design (spread): the pace holds what the table says it takes
  */
 
 /** @param {BatchWriterOptions} options */

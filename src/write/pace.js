@@ -69,7 +69,11 @@ export function createWcuLimiter(maxWcu, now = () => performance.now(), wait = (
  * the last seconds (a rate the import does not reach proves nothing); past it, by 2% a second (burst
  * capacity, or the load that makes an on-demand table grow; a growing table's only after a second with
  * at most 1% of its items throttled). A growing table's pace starts at 90% of its warm throughput, and
- * goes to 90% of each rise at once. A growing table that states no warm throughput is probed fast all the
+ * goes to 90% of each rise at once. Rows that fall unevenly on the partitions by design (spread: a sorted
+ * file read in K places, K stretches of the key space at a time) are paced at all the table says it
+ * takes, and never cut below it: a throttled stretch is the reader's to relieve (it shifts its rows to
+ * the stretches with room), and a pace cut to what the hot partitions let through would leave the others
+ * idle. A growing table that states no warm throughput is probed fast all the
  * way: its capacity doubles within minutes, and at 2% a second the import would lag it by half a minute.
  * A few throttled items are normal at full capacity (random keys do not spread evenly over partitions,
  * and they are simply sent again), so they do not cut the rate: cutting on each of them would ratchet
@@ -79,10 +83,11 @@ export function createWcuLimiter(maxWcu, now = () => performance.now(), wait = (
  * @param {boolean} options.adaptive  off: never waits
  * @param {number} [options.startRate]  WCU/s to start at: the table's known ceiling or warm throughput (else no limit until it pushes back)
  * @param {boolean} [options.tableGrows]  an on-demand table without a maximum (above)
+ * @param {boolean} [options.unevenKeys]  the rows fall unevenly on the partitions by design (above)
  * @param {() => number} [options.now]  milliseconds clock
  * @param {(ms: number) => Promise<unknown>} [options.wait]
  */
-export function createAdaptivePace({ adaptive, startRate, tableGrows = false, now = () => performance.now(), wait = (ms) => new Promise((resolve) => setTimeout(resolve, ms)) }) {
+export function createAdaptivePace({ adaptive, startRate, tableGrows = false, unevenKeys = false, now = () => performance.now(), wait = (ms) => new Promise((resolve) => setTimeout(resolve, ms)) }) {
   const off = { ready: () => undefined, reserve: (/** @type {number} */ _units) => 0, spend: (/** @type {number} */ _units, /** @type {number} */ _items, /** @type {number} */ _reserved = 0) => {}, release: (/** @type {number} */ _reserved) => {}, throttled: (/** @type {number} */ _items) => {}, refused: () => {}, warm: (/** @type {number} */ _units) => {}, rate: () => Infinity };
   if (!adaptive) return off;
   const THROTTLED_SHARE = 0.05;
@@ -93,7 +98,7 @@ export function createAdaptivePace({ adaptive, startRate, tableGrows = false, no
   const BUCKET_SECONDS = 0.1; // a tenth of a second of burst: smooth within the table's second
   const HOLD_SECONDS = 0.02; // after a call refused whole: the table has nothing left just now
   // Keys never spread evenly over a table's partitions: at its whole warm throughput the hottest would refuse.
-  const WARM_SHARE = 0.9;
+  const WARM_SHARE = unevenKeys ? 1 : 0.9;
   /** What the table says it takes: a provisioned table's WCU, a share of a growing table's latest warm throughput. */
   let known = startRate === undefined ? undefined : tableGrows ? startRate * WARM_SHARE : startRate;
   let rate = known ?? Infinity;
@@ -114,7 +119,7 @@ export function createAdaptivePace({ adaptive, startRate, tableGrows = false, no
     clean = sent > 0 && thisSecond.throttled === 0 ? clean + 1 : 0;
     if (sent > 0 && thisSecond.throttled / sent > THROTTLED_SHARE) {
       // One step under it: at the table's ceiling, the items it refused, sent again, would keep it refusing.
-      rate = Math.max(FLOOR, Math.max(...recent) / (1 + GROWTH));
+      rate = Math.max(FLOOR, Math.max(...recent) / (1 + GROWTH), unevenKeys ? (known ?? 0) : 0);
       tokens = Math.min(tokens, 0);
     } else if (rate !== Infinity && sent > 0) {
       // Below what the table says it takes (a provisioned table's WCU, a growing one's warm throughput),

@@ -27,6 +27,7 @@ import { backoffDelay, classifyError } from './retry.js';
  * @property {boolean} [adaptiveConcurrency]  pace the calls by the capacity learned from the table's throttling
  * @property {number} [startRate]  the pace's first rate: the table's known ceiling
  * @property {boolean} [tableGrows]  the table grows when pushed (on-demand, no maximum): the pace probes faster
+ * @property {boolean} [unevenKeys]  the rows fall unevenly on the partitions by design (spread): the pace holds what the table says it takes
  * @property {import('p-limit').LimitFunction} limit  the window: calls on the wire at once
  * @property {{ succeeded: () => void, throttled: () => void }} window  told how each call went
  * @property {import('../observe/counters.js').Stats} stats
@@ -46,7 +47,7 @@ export function createBatchSender(options) {
   const sender = {
     ...options,
     capacity: createWcuLimiter(options.maxWcu),
-    pace: createAdaptivePace({ adaptive: options.adaptiveConcurrency ?? false, startRate: options.startRate, tableGrows: options.tableGrows }),
+    pace: createAdaptivePace({ adaptive: options.adaptiveConcurrency ?? false, startRate: options.startRate, tableGrows: options.tableGrows, unevenKeys: options.unevenKeys }),
     requestBody: requestBodyFor(options.table),
   };
   return { send: (entries) => sendBatch(sender, entries), pace: sender.pace };

@@ -11,6 +11,7 @@ import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { gzipSync } from 'node:zlib';
 import { handler } from '../../src/handler.js';
 import { parseCheckpoint } from '../../src/job/checkpoint.js';
+import { shareRows } from '../../src/job/read-spread.js';
 import { createTable, scanAll, TEST_BUCKET, upload, useLocalServers } from '../support/local.js';
 import { featuresFrom, conditionsArbitrary } from './arbitraries.js';
 import { runCase, saveFailure, scanTable } from './differential.js';
@@ -167,5 +168,12 @@ describe('spread against the sequential oracle', () => {
     for (const broken of [{ ranges: [] }, { ranges: [{ ...ranges[0], byte: 23 }] }, { ranges: [{ ...ranges[0], stop: undefined }] }, { ranges: [{ ...ranges[0], min: 7 }] }]) {
       expect(() => parseCheckpoint({ ...checkpoint, spread: broken }, 'checkpoint')).toThrow(/malformed checkpoint/);
     }
+  });
+
+  it('shares the rows on their way by the bytes each range has left, a call\'s 25 at least', () => {
+    // Alike at the start; a range that fell behind on a hot partition gets more, one nearly done its 25.
+    expect(shareRows([1_000, 1_000, 1_000, 1_000], 800)).toEqual([200, 200, 200, 200]);
+    expect(shareRows([6_000, 2_000, 100], 800)).toEqual([593, 198, 25]);
+    expect(shareRows([0, 500], 800)).toEqual([25, 800]);
   });
 });
