@@ -64,8 +64,8 @@ export async function readSpread({ ranges, end, open, buildItem, compare, pass, 
   const startBytes = ranges.map((range) => range.byte);
   /** Each range's rows handed on, oldest first, until they are no longer on their way. @type {Array<import('../types.js').Entry[]>} */
   const onTheirWay = ranges.map(() => []);
-  /** Rows of each range that may be on their way at once: shareOut sets them before the first row, and as the ranges move on. */
-  const shares = ranges.map(() => 0);
+  /** Rows of each range that may be on their way at once, shared out again as the ranges move on. @type {number[]} */
+  let shares = [];
   try {
     // Where each range stops, last range first: a later range first skips the run of its first key, which
     // the range before it reads (nextStart needs the later ranges' starts found).
@@ -77,7 +77,7 @@ export async function readSpread({ ranges, end, open, buildItem, compare, pass, 
     let done = ranges.reduce((sum, range, k) => sum + (range.byte - startBytes[k]), 0);
     let active = ranges.map((_, j) => j).filter((j) => ranges[j].byte < /** @type {number} */ (ranges[j].stop));
     while (active.length > 0) {
-      if (sinceClock === 0) shareOut(active);
+      if (sinceClock === 0) shares = shareRows(ranges.map((range) => /** @type {number} */ (range.stop) - range.byte), rowsInFlight);
       let passedOver = 0;
       for (const j of active) {
         if (waitingOf(j) >= shares[j]) {
@@ -106,12 +106,6 @@ export async function readSpread({ ranges, end, open, buildItem, compare, pass, 
     return { stoppedEarly: false };
   } finally {
     for (const reader of readers) reader?.opened.close();
-  }
-
-  /** @param {number[]} active */
-  function shareOut(active) {
-    const left = active.map((j) => /** @type {number} */ (ranges[j].stop) - ranges[j].byte);
-    shareRows(left, rowsInFlight).forEach((rows, k) => (shares[active[k]] = rows));
   }
 
   /** Range j's rows still on their way (those at the front that arrived are dropped first). @param {number} j */

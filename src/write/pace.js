@@ -97,7 +97,8 @@ export function createAdaptivePace({ adaptive, startRate, tableGrows = false, un
   const FLOOR = 25; // one call's worth a second at least
   const BUCKET_SECONDS = 0.1; // a tenth of a second of burst: smooth within the table's second
   const HOLD_SECONDS = 0.02; // after a call refused whole: the table has nothing left just now
-  // Keys never spread evenly over a table's partitions: at its whole warm throughput the hottest would refuse.
+  // Keys never spread evenly over a table's partitions: at its whole warm throughput the hottest would refuse
+  // (rows uneven by design take it all: the reader moves them off the hottest).
   const WARM_SHARE = unevenKeys ? 1 : 0.9;
   /** What the table says it takes: a provisioned table's WCU, a share of a growing table's latest warm throughput. */
   let known = startRate === undefined ? undefined : tableGrows ? startRate * WARM_SHARE : startRate;
