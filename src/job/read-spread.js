@@ -94,8 +94,9 @@ export async function readSpread({ ranges, end, open, buildItem, compare, pass, 
         stats.byte = firstByte + done;
         if (wait !== undefined) await wait;
       }
-      // Every range has its share on the way: wait a moment for the table.
-      if (passedOver === active.length) await new Promise((resolve) => setTimeout(resolve, 1));
+      // Every range has its share on the way: count them exactly (a row collapsed into a later one of its key
+      // is settled behind one that is not, and a batch of such rows would never fill), then wait a moment.
+      if (passedOver === active.length && !settleAll(active)) await new Promise((resolve) => setTimeout(resolve, 1));
       active = active.filter((j) => ranges[j].byte < /** @type {number} */ (ranges[j].stop));
       sinceClock += ranges.length;
       if (sinceClock >= 64) {
@@ -115,6 +116,19 @@ export async function readSpread({ ranges, end, open, buildItem, compare, pass, 
     while (settled < rows.length && !pending(rows[settled])) settled++;
     if (settled > 0) rows.splice(0, settled);
     return rows.length;
+  }
+
+  /**
+   * Drops every settled row from the active ranges' lists, not only those at the front; whether a range
+   * is under its share now. @param {number[]} active
+   */
+  function settleAll(active) {
+    let under = false;
+    for (const j of active) {
+      onTheirWay[j] = onTheirWay[j].filter(pending);
+      if (onTheirWay[j].length < shares[j]) under = true;
+    }
+    return under;
   }
 
   /** The planned start of the next range that is not empty (its first run skipped), or the segment's end. @param {number} j */
