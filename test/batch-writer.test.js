@@ -291,6 +291,60 @@ describe('batch writer', () => {
     expect(client.maxActive).toBeLessThanOrEqual(4);
   });
 
+  it('holds the reader by the rows outstanding: a batch re-driving a few refused rows does not hold a whole batch', async () => {
+    /** @type {Array<() => void>} */
+    const sleepers = [];
+    // Of each of the first two batches, one row comes back unprocessed and backs off until woken.
+    const refused = new Set(['k0', 'k25']);
+    const client = recordingClient((keys) => ({ unprocessed: keys.filter((key) => refused.delete(key)) }));
+    const { writer, stats } = writerFor(client, { concurrency: 2, wait: () => new Promise((resolve) => sleepers.push(() => resolve(undefined))) });
+    const flushed = addRows(writer, 25 * 6);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(sleepers.length).toBe(2);
+    // Two rows back off; counted as two whole batches they would fill the writer's two calls and hold the
+    // reader: the rows of the four batches after them were read and written meanwhile.
+    expect(stats.written).toBe(25 * 6 - 2);
+    expect(writer.queued()).toBe(2);
+    for (const wake of sleepers) wake();
+    await flushed;
+    expect(stats.written).toBe(25 * 6);
+  });
+
+  it('holds the reader while the rows outstanding fill the calls the writer may hold', async () => {
+    /** @type {Array<() => void>} */
+    const answers = [];
+    const client = {
+      /** @param {string} body */
+      batchWrite(body) {
+        const count = JSON.parse(body).RequestItems.t.length;
+        return new Promise((resolve) => answers.push(() => resolve({ ConsumedCapacity: [{ TableName: 't', CapacityUnits: count }] })));
+      },
+    };
+    const { writer } = writerFor(/** @type {any} */ (client), { concurrency: 2 });
+    let read = 0;
+    const reading = (async () => {
+      for (let i = 0; i < 25 * 4; i++) {
+        const wait = writer.add({ json: JSON.stringify({ id: { S: `k${i}` } }), keyId: `k${i}`, line: i + 2, fields: [] });
+        read++;
+        if (wait) await wait;
+      }
+      await writer.flush();
+    })();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    // Two calls of 25 on the wire: the reader waits after the row that filled the second batch.
+    expect(read).toBe(50);
+    expect(writer.queued()).toBe(50);
+    answers.shift()?.();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(read).toBe(75);
+    while (answers.length > 0 || read < 100) {
+      answers.shift()?.();
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    await reading;
+    expect(writer.queued()).toBe(0);
+  });
+
   it('keeps the row from further down the file when duplicates arrive out of order', async () => {
     /** @type {any[]} */
     const sent = [];
