@@ -54,10 +54,10 @@ import { entryOf } from './read-rows.js';
  * @param {number} options.stopBy
  * @param {() => boolean} [options.stopNow]
  * @param {(entry: import('../types.js').Entry) => boolean} [options.pending]  whether a row handed on is still on its way to the table
- * @param {number} [options.rowsInFlight]  rows the writer holds at most (its window of calls x 25)
+ * @param {number} [options.rowsInFlight]  rows the ranges may have on their way between them (shared out by shareRows)
  * @returns {Promise<{ stoppedEarly: boolean, bytesDone?: undefined }>}  no one cursor: each range's is in `ranges`
  */
-export async function readSpread({ ranges, end, open, buildItem, compare, pass, report, firstByte, stopBy, stopNow = () => false, pending = () => false, rowsInFlight = 800 }) {
+export async function readSpread({ ranges, end, open, buildItem, compare, pass, report, firstByte, stopBy, stopNow = () => false, pending = () => false, rowsInFlight = 400 }) {
   const { stats } = report;
   /** @type {Array<{ opened: OpenedRange, pending: any, base: number, atBoundary: boolean } | undefined>} */
   const readers = ranges.map(() => undefined);
