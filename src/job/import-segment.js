@@ -10,7 +10,7 @@ import { keyIdReader } from '../items/key-id.js';
 import { createShuffleWindow } from '../items/shuffle.js';
 import { supersede } from '../items/superseded.js';
 import { openBytes } from '../source/open-bytes.js';
-import { createBatchWriter } from '../write/batch-writer.js';
+import { BATCH_SIZE, createBatchWriter } from '../write/batch-writer.js';
 import { watchWarmThroughput } from '../write/warm-watch.js';
 import { checkKeyTypes, checkTable, tableKeysOf } from '../write/table-check.js';
 import { checkRecoverable, tableFacts } from '../write/table-facts.js';
@@ -171,7 +171,7 @@ export async function runImport(config, { clients, logger, stopBy = Infinity, de
             // Half the rows the writer holds: a range's rows are then not queued behind a writer full of the
             // others', and the rows of a range on a hot partition, coming back throttled, hold it back sooner
             // (the bench's sorted seed file, spread 16: median 26.9 s against 27.5 with all of them).
-            rowsInFlight: (config.concurrency * 25) / 2,
+            rowsInFlight: (config.concurrency * BATCH_SIZE) / 2,
           });
     await shuffle.drain();
     await writer.flush();

@@ -19,6 +19,7 @@
  * Checkpoints carry every range's cursor, line, stop and span.
  */
 import { RowError, SpreadOrderError } from '../errors.js';
+import { BATCH_SIZE } from '../write/batch-writer.js';
 import { entryOf } from './read-rows.js';
 
 /**
@@ -294,7 +295,7 @@ export async function readSpread({ ranges, end, open, buildItem, compare, pass, 
  */
 export function shareRows(bytesLeft, rowsInFlight) {
   const total = bytesLeft.reduce((sum, bytes) => sum + bytes, 0);
-  return bytesLeft.map((bytes) => Math.max(25, Math.ceil((rowsInFlight * bytes) / Math.max(1, total))));
+  return bytesLeft.map((bytes) => Math.max(BATCH_SIZE, Math.ceil((rowsInFlight * bytes) / Math.max(1, total))));
 }
 
 /**
