@@ -68,10 +68,15 @@ export async function readSpread({ ranges, end, open, buildItem, compare, pass, 
   /** Rows of each range that may be on their way at once, shared out again as the ranges move on. @type {number[]} */
   let shares = [];
   try {
-    // Where each range stops, last range first: a later range first skips the run of its first key, which
-    // the range before it reads (nextStart needs the later ranges' starts found).
+    // Where each range stops: a later range first skips the run of its first key, which the range before it
+    // reads. The ranges find their starts at once, each on its own connection (on S3, one after another
+    // would wait out K first-byte latencies before the first row); then the stops, last range first
+    // (nextStart needs the later ranges' starts). Every search ends before an error is thrown, so that
+    // no reader is opened after the readers are closed.
+    const searches = await Promise.allSettled(ranges.map((range, j) => (range.stop === undefined && j > 0 ? findStart(j) : undefined)));
+    const failed = searches.find((search) => search.status === 'rejected');
+    if (failed !== undefined) throw failed.reason;
     for (let j = ranges.length - 1; j >= 0; j--) {
-      if (ranges[j].stop === undefined && j > 0) await findStart(j);
       if (ranges[j].stop === undefined) ranges[j].stop = j === ranges.length - 1 ? end : nextStart(j);
     }
     let sinceClock = 0;
