@@ -21,7 +21,7 @@ import { S3RVER_CREDENTIALS, startS3Emulator } from '../local/s3-emulator.js';
 import { createTable, LOCAL_REGION } from '../local/servers.js';
 import { renderChart, renderScenarioChart } from './chart.js';
 import { IP_RANGE_IMPORT, IP_RANGE_TABLE, ipRangesCsv } from './ip-ranges.js';
-import { BUCKET, fmt, generatorRun, importAgainst, median, node22, parserFloorRun, root, runWorker } from './runner.js';
+import { baselineWorker, BUCKET, fmt, generatorRun, importAgainst, median, node22, parserFloorRun, root, runWorker } from './runner.js';
 import { hashKey, idealImport } from './table-model.js';
 
 const SECTIONS = ['client', 'capacity', 'seed', 'growth', 'shards', 'memory', 'dry', 'generator', 'e2e'];
@@ -39,6 +39,13 @@ const LATENCY_PAIRS = quick ? 1 : 5;
  * faster than real time; its rates are DynamoDB's. Every figure of those scenarios says so.
  */
 const TIME_SCALE = 120;
+/**
+ * The build the client's CPU per row is held to: the importer when the CPU target was set (issue 21's
+ * start), which used 2.0-2.6 CPU s per 100,000 rows beside its peers. CPU_ALLOWANCE: one build run
+ * against itself, alternated, three runs each, had medians 4% apart on this machine (500,000 rows).
+ */
+const BASELINE = '350080a';
+const CPU_ALLOWANCE = 1.05;
 const SCALE_NOTE = `model time x${TIME_SCALE}`;
 /** The seed article's figures (shared/seeds/000), writes per second. */
 const ARTICLE = { single: 1_000, sortedPrefixes: 1_250, shuffled: 3_600, provisioned: 6_000 };
@@ -131,17 +138,34 @@ async function main() {
  * @param {Record<string, string>} env @param {{ node: string }} how
  */
 async function clientSection(big, mid, env, how) {
+  // The client's CPU per row against the importer as it was when the target was set (BASELINE), run
+  // alternately with it in this sitting: the machine's speed drifts between sittings by up to 1.7 x
+  // (csv-parse alone 0.67 to 1.11 s per 100,000 rows), more than a regression would show.
+  const baseline = baselineWorker(BASELINE);
   const sinkRuns = [];
-  for (let i = 0; i < RUNS; i++) sinkRuns.push(await importAgainst({}, big, env, {}, how));
+  const baselineRuns = [];
+  for (let i = 0; i < RUNS; i++) {
+    const runThis = async () => sinkRuns.push(await importAgainst({}, big, env, {}, how));
+    const runBaseline = async () => {
+      if ('worker' in baseline) baselineRuns.push(await importAgainst({}, big, env, {}, { ...how, worker: baseline.worker }));
+    };
+    if (i % 2 === 0) await runBaseline().then(runThis);
+    else await runThis().then(runBaseline);
+  }
   const rates = sinkRuns.map((r) => r.summary.written / r.seconds);
-  const cpu = sinkRuns.map((r) => (r.cpuSeconds / r.summary.written) * 100_000);
+  const cpuPer100k = (/** @type {import('./runner.js').RunResult[]} */ runs) => runs.map((r) => (r.cpuSeconds / r.summary.written) * 100_000);
+  const cpu = cpuPer100k(sinkRuns);
+  const spanOf = (/** @type {number[]} */ values) => `median of ${values.length} (${Math.min(...values).toFixed(2)}-${Math.max(...values).toFixed(2)})`;
   record(`client against the sink, ${big.rows.toLocaleString('en-US')} rows`, `${fmt(median(rates))} rows/s, median of ${RUNS} (${fmt(Math.min(...rates))}-${fmt(Math.max(...rates))})`, 'reported: the sink and the S3 emulator share the 2 cores', undefined);
-  record(
-    'client CPU per 100,000 rows (sink)',
-    `${median(cpu).toFixed(2)} s, median of ${RUNS} (${Math.min(...cpu).toFixed(2)}-${Math.max(...cpu).toFixed(2)})`,
-    '<= 2.6 s, no higher than measured beside the peers (2.0-2.6; seed 003 3.7-3.9, ddbimport 2.6-3.1)',
-    median(cpu) <= 2.6,
-  );
+  const target = `<= ${CPU_ALLOWANCE} x the importer at ${BASELINE} (when the target was set: 2.0-2.6 s beside the peers, seed 003 3.7-3.9, ddbimport 2.6-3.1), run alternately in this sitting; ${CPU_ALLOWANCE} x: the run-to-run spread`;
+  if ('worker' in baseline) {
+    const before = cpuPer100k(baselineRuns);
+    const ratio = median(cpu) / median(before);
+    record('client CPU per 100,000 rows (sink)', `${median(cpu).toFixed(2)} s, ${spanOf(cpu)}; at ${BASELINE}: ${median(before).toFixed(2)} s, ${spanOf(before)}; ${ratio.toFixed(3)} x`, target, ratio <= CPU_ALLOWANCE);
+    results.baselineSinkRuns = baselineRuns.map(strip);
+  } else {
+    record('client CPU per 100,000 rows (sink)', `${median(cpu).toFixed(2)} s, ${spanOf(cpu)}; not compared: ${baseline.missing}`, target, false);
+  }
   const floor = await parserFloorRun(scale(300_000), how.node);
   record('csv-parse alone, importer options, one thread', `${floor.secondsPer100k.toFixed(2)} s per 100,000 rows = at most ${fmt(floor.rowsPerSecond)} rows/s`, 'reported: bounds one thread', undefined);
   results.parserFloor = floor;
@@ -256,8 +280,17 @@ async function seedSection(ipRanges, env, how) {
   // The importer's way: its own window and pace; a sorted file read spread out instead of shuffled.
   runs.singleImporter = await importAgainst(onDemand, single, env, importer, how);
   runs.sortedPlain = await importAgainst(onDemand, sorted, env, importer, how);
-  runs.sortedSpread = await importAgainst(onDemand, sorted, env, { ...importer, spread: SPREAD }, how);
-  runs.shuffledImporter = await importAgainst(onDemand, shuffled, env, importer, how);
+  // The sorted file read spread out against the same rows shuffled: a time and a peak RSS each, which vary
+  // from run to run here by more than the margins asked of them (26.0-27.3 s, 148-192 MB): RUNS of each,
+  // alternated, and their medians.
+  const spreadRuns = [];
+  const shuffledRuns = [];
+  for (let i = 0; i < RUNS; i++) {
+    spreadRuns.push(await importAgainst(onDemand, sorted, env, { ...importer, spread: SPREAD }, how));
+    shuffledRuns.push(await importAgainst(onDemand, shuffled, env, importer, how));
+  }
+  runs.sortedSpread = medianRun(spreadRuns);
+  runs.shuffledImporter = medianRun(shuffledRuns);
   runs.provisionedImporter = await importAgainst(provisioned, shuffledLarge, env, importer, how);
   // The physical minimum: the table model's ideal import of the same keys (a client that writes all the
   // table takes each second, a window's worth of rows waiting at most); a sorted file's keys can use what
@@ -270,14 +303,21 @@ async function seedSection(ipRanges, env, how) {
     ['/8 partition keys, shuffled', runs.shuffledImporter, minimumOf(onDemand, shuffled), 'the model\'s ideal import of these keys', ARTICLE.shuffled],
     ['/8 partition keys, shuffled, provisioned 10,000 WCU', runs.provisionedImporter, minimumOf(provisioned, shuffledLarge), 'the model\'s ideal import of these keys', ARTICLE.provisioned],
   ];
+  /** The runs a row's figure is the median of. @param {import('./runner.js').RunResult} run */
+  const repeatsOf = (run) => (run === runs.sortedSpread ? spreadRuns : run === runs.shuffledImporter ? shuffledRuns : [run]);
+  /** @param {import('./runner.js').RunResult} run */
+  const timesOf = (run) => {
+    const all = repeatsOf(run);
+    return all.length === 1 ? '' : `, median of ${all.length} (${Math.min(...all.map((r) => r.seconds)).toFixed(1)}-${Math.max(...all.map((r) => r.seconds)).toFixed(1)})`;
+  };
   for (const [name, run, minimum, what, article] of beaten) {
     const ratio = run.seconds / minimum;
     const share = run.summary.throttledCalls / Math.max(1, run.summary.calls);
     record(
       `seed, this importer: ${name}, ${run.summary.written.toLocaleString('en-US')} rows`,
-      `${run.seconds.toFixed(1)} s = ${ratio.toFixed(3)} x minimum (${minimum.toFixed(1)} s: ${what}); ${fmt(rate(run))} rows/s, ${(rate(run) / article).toFixed(1)} x the article's ${fmt(article)}; throttled calls ${(share * 100).toFixed(1)}% (${SCALE_NOTE})`,
+      `${run.seconds.toFixed(1)} s${timesOf(run)} = ${ratio.toFixed(3)} x minimum (${minimum.toFixed(1)} s: ${what}); ${fmt(rate(run))} rows/s, ${(rate(run) / article).toFixed(1)} x the article's ${fmt(article)}; throttled calls ${(share * 100).toFixed(1)}% (${SCALE_NOTE})`,
       '<= 1.05 x physical minimum, every row',
-      ratio <= 1.05 && run.summary.written === run.summary.rowsRead && run.summary.balanced === true,
+      ratio <= 1.05 && repeatsOf(run).every((each) => each.summary.written === each.summary.rowsRead && each.summary.balanced === true),
     );
   }
   record(
@@ -287,10 +327,13 @@ async function seedSection(ipRanges, env, how) {
     undefined,
   );
   const spreadShare = rate(runs.sortedSpread) / rate(runs.shuffledImporter);
-  const rssApart = runs.sortedSpread.maxRssMB / runs.shuffledImporter.maxRssMB - 1;
+  const spreadRss = median(spreadRuns.map((run) => run.maxRssMB));
+  const shuffledRss = median(shuffledRuns.map((run) => run.maxRssMB));
+  const rssApart = spreadRss / shuffledRss - 1;
+  const rssSpan = (/** @type {import('./runner.js').RunResult[]} */ all) => (all.length === 1 ? '' : ` (${Math.min(...all.map((r) => r.maxRssMB)).toFixed(0)}-${Math.max(...all.map((r) => r.maxRssMB)).toFixed(0)})`);
   record(
     `sorted file with spread ${SPREAD} against the same rows shuffled (plain import)`,
-    `${(spreadShare * 100).toFixed(0)}% of the shuffled rate; peak RSS ${runs.sortedSpread.maxRssMB.toFixed(0)} MB against ${runs.shuffledImporter.maxRssMB.toFixed(0)} MB (${rssApart >= 0 ? '+' : ''}${(rssApart * 100).toFixed(0)}%)`,
+    `${(spreadShare * 100).toFixed(0)}% of the shuffled rate; peak RSS ${spreadRss.toFixed(0)} MB${rssSpan(spreadRuns)} against ${shuffledRss.toFixed(0)} MB${rssSpan(shuffledRuns)} (${rssApart >= 0 ? '+' : ''}${(rssApart * 100).toFixed(0)}%)${spreadRuns.length > 1 ? `, medians of ${spreadRuns.length}` : ''}`,
     '>= 90% of the shuffled rate, peak RSS within 20% of a plain import',
     spreadShare >= 0.9 && Math.abs(rssApart) <= 0.2,
   );
@@ -298,6 +341,7 @@ async function seedSection(ipRanges, env, how) {
     writeFileSync(path.join(out, `seed-${name}.svg`), await renderScenarioChart(run, `Seed ${name}: ${run.summary.written.toLocaleString('en-US')} rows (${SCALE_NOTE})`));
   }
   results.seed = Object.fromEntries(Object.entries(runs).map(([name, run]) => [name, strip(run)]));
+  results.seedRepeats = { sortedSpread: spreadRuns.map(strip), shuffledImporter: shuffledRuns.map(strip) };
 }
 
 /**
@@ -421,6 +465,11 @@ function tableText() {
 
 function printTable() {
   process.stdout.write(`\n${tableText()}`);
+}
+
+/** The run of median time. @param {import('./runner.js').RunResult[]} all */
+function medianRun(all) {
+  return [...all].sort((a, b) => a.seconds - b.seconds)[Math.floor(all.length / 2)];
 }
 
 /** @param {{ timeline: unknown, model?: any }} run */

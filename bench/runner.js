@@ -3,6 +3,7 @@
  * against a capacity model started for it in another; the parser alone; the generator.
  */
 import { spawn, execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -39,7 +40,8 @@ export function node22() {
  * @param {{ key: string, rows: number }} data
  * @param {Record<string, string>} env
  * @param {Record<string, unknown>} options  the import's payload beside bucket, key and table
- * @param {{ node?: string }} [how]  the Node.js binary for the import (default: this one)
+ * @param {{ node?: string, worker?: string }} [how]  the Node.js binary for the import (default: this one), and
+ *   the import worker to run (default: this checkout's; baselineWorker's for an earlier build)
  * @returns {Promise<RunResult>}
  */
 export async function importAgainst(model, data, env, options, how = {}) {
@@ -47,7 +49,7 @@ export async function importAgainst(model, data, env, options, how = {}) {
   try {
     const { endpoint } = JSON.parse(await firstLine(child.stdout));
     const started = Date.now();
-    const result = await runWorker({ bucket: BUCKET, key: data.key, table: 'bench', logIntervalMs: 1000, ...options }, { ...env, DYNAMODB_ENDPOINT: endpoint }, how.node);
+    const result = await runWorker({ bucket: BUCKET, key: data.key, table: 'bench', logIntervalMs: 1000, ...options }, { ...env, DYNAMODB_ENDPOINT: endpoint }, how.node, how.worker);
     const stats = await (await fetch(`${endpoint}/stats`)).json();
     return { ...result, model: stats, offset: (started - stats.startedAt) / 1000 };
   } finally {
@@ -57,11 +59,12 @@ export async function importAgainst(model, data, env, options, how = {}) {
 
 /**
  * @param {Record<string, unknown>} payload @param {Record<string, string>} env @param {string} [node]
+ * @param {string} [worker]  the import worker script
  * @returns {Promise<Omit<RunResult, 'model' | 'offset'>>}
  */
-export function runWorker(payload, env, node = process.execPath) {
+export function runWorker(payload, env, node = process.execPath, worker = path.join(root, 'bench', 'import-worker.js')) {
   return new Promise((resolve, reject) => {
-    const child = spawn(node, [path.join(root, 'bench', 'import-worker.js'), JSON.stringify({ payload, env })], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(node, [worker, JSON.stringify({ payload, env })], { stdio: ['ignore', 'pipe', 'inherit'] });
     /** @type {any[]} */
     const timeline = [];
     /** @type {any} */
@@ -81,6 +84,29 @@ export function runWorker(payload, env, node = process.execPath) {
     child.on('error', reject);
     child.on('exit', (code) => (code === 0 && result !== undefined ? resolve({ ...result, timeline }) : reject(new Error(`import worker exited with ${code}`))));
   });
+}
+
+/**
+ * The importer as it was at an earlier commit, to run beside this one in the same sitting (this machine's
+ * speed drifts between sittings by more than a regression would show): that commit's src/ and import
+ * worker, from git into the git-ignored .cache/bench-baseline/<commit>/, where their packages resolve to
+ * this checkout's node_modules. Its import worker's path, or why it cannot be had (a shallow clone).
+ * @param {string} commit
+ * @returns {{ worker: string } | { missing: string }}
+ */
+export function baselineWorker(commit) {
+  const dir = path.join(root, '.cache', 'bench-baseline', commit);
+  const worker = path.join(dir, 'bench', 'import-worker.js');
+  if (existsSync(worker)) return { worker };
+  try {
+    const tar = execFileSync('git', ['archive', '--format=tar', commit, 'src', 'bench/import-worker.js', 'package.json'], { cwd: root, maxBuffer: 64 * 1024 * 1024, stdio: ['ignore', 'pipe', 'pipe'] });
+    mkdirSync(dir, { recursive: true });
+    execFileSync('tar', ['-x', '-C', dir], { input: tar });
+    return { worker };
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    return { missing: `commit ${commit} is not in this clone (${/** @type {Error} */ (error).message.split('\n')[0]})` };
+  }
 }
 
 /** The parser alone, in a process of its own. @param {number} rows @param {string} [node] @returns {Promise<{ secondsPer100k: number, rowsPerSecond: number }>} */
