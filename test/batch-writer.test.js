@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { BATCH_SIZE, createBatchWriter } from '../src/write/batch-writer.js';
 import { createStats } from '../src/observe/counters.js';
 
@@ -129,6 +129,44 @@ describe('batch writer', () => {
     expect(rejections).toEqual([]);
     expect(stats.written).toBe(25 * 40);
     expect(client.calls.filter((keys) => keys.includes('k0')).length).toBe(7);
+  });
+
+  describe('backoff', () => {
+    /** Each wait's ceiling: with random() just under 1, full jitter waits the whole ceiling, less a ms at most. */
+    const ceilings = async (/** @type {(waits: number[]) => Promise<void>} */ run) => {
+      const random = vi.spyOn(Math, 'random').mockReturnValue(0.999_999);
+      try {
+        /** @type {number[]} */
+        const waits = [];
+        await run(waits);
+        return waits.map((ms) => Math.ceil(ms / 10) * 10);
+      } finally {
+        random.mockRestore();
+      }
+    };
+
+    it('stops doubling at 16 x its base while the import writes: a batch refused eight times in a row waits its turn, not seconds', async () => {
+      let refusals = 0;
+      const client = recordingClient((keys) => (keys.includes('k0') && refusals++ < 8 ? { unprocessed: keys.slice(0, 3) } : {}));
+      const waited = await ceilings(async (waits) => {
+        const { writer, rejections } = writerFor(client, { maxAttempts: 2, concurrency: 2, backoffBaseMs: 10, backoffCapMs: 10_000, wait: async (ms) => void waits.push(ms) });
+        await addRows(writer, 25 * 40);
+        expect(rejections).toEqual([]);
+      });
+      // Doubling on, the eighth wait's ceiling would be 1,280 ms.
+      expect(waited).toEqual([10, 20, 40, 80, 160, 160, 160, 160]);
+    });
+
+    it('doubles on to its cap while nothing is written anywhere (the table takes nothing)', async () => {
+      const throttle = Object.assign(new Error('slow down'), { name: 'ThrottlingException' });
+      const client = recordingClient(() => ({ error: throttle }));
+      const waited = await ceilings(async (waits) => {
+        const { writer, stats } = writerFor(client, { maxAttempts: 9, concurrency: 1, backoffBaseMs: 10, backoffCapMs: 2_000, wait: async (ms) => void waits.push(ms) });
+        await addRows(writer, 1);
+        expect(stats.rejected).toBe(1);
+      });
+      expect(waited).toEqual([10, 20, 40, 80, 160, 320, 640, 1280]);
+    });
   });
 
   it('retries throttled and transient calls, then rejects with the last error after maxAttempts', async () => {

@@ -72,7 +72,7 @@ async function sendBatch(sender, entries) {
     if (budget.attempts() > 0) {
       if (stoppedBy() !== undefined) break;
       stats.retries++;
-      await sender.wait(backoffDelay(budget.attempts(), sender.backoffBaseMs, sender.backoffCapMs));
+      await sender.wait(backoffDelay(budget.backoffStep(), sender.backoffBaseMs, sender.backoffCapMs));
     }
     if (sender.abandoned()) return;
     const acquired = pending.length;
