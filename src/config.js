@@ -46,7 +46,7 @@ import { ON_DEMAND_USD_PER_MILLION_WRITES } from './job/prices.js';
  * @property {number} shuffleWindow     rows reordered at random before batching (0: file order)
  * @property {number} spread            byte ranges of the file read at once, their rows interleaved (1: in file order)
  * @property {number} maxAttempts       attempts per batch before its items are rejected
- * @property {number} backoffBaseMs     first backoff ceiling; doubles per attempt (full jitter), up to 16 x while the import writes (attempt-budget.js)
+ * @property {number} backoffBaseMs     first backoff ceiling; doubles per attempt (full jitter; a spread import's stops at 16 x while the import writes: attempt-budget.js)
  * @property {number} backoffCapMs      largest backoff ceiling
  * @property {number} logIntervalMs     period of the throughput log line
  * @property {number} requestTimeoutMs  a BatchWriteItem call with no answer for this long is retried

@@ -145,27 +145,34 @@ describe('batch writer', () => {
       }
     };
 
-    it('stops doubling at 16 x its base while the import writes: a batch refused eight times in a row waits its turn, not seconds', async () => {
+    /** A batch refused eight times in a row (3 of its rows) while every other batch is written. */
+    const refusedWhileOthersWrite = async (/** @type {boolean} */ unevenKeys) => {
       let refusals = 0;
       const client = recordingClient((keys) => (keys.includes('k0') && refusals++ < 8 ? { unprocessed: keys.slice(0, 3) } : {}));
-      const waited = await ceilings(async (waits) => {
-        const { writer, rejections } = writerFor(client, { maxAttempts: 2, concurrency: 2, backoffBaseMs: 10, backoffCapMs: 10_000, wait: async (ms) => void waits.push(ms) });
+      return ceilings(async (waits) => {
+        const { writer, rejections } = writerFor(client, { maxAttempts: 2, concurrency: 2, backoffBaseMs: 10, backoffCapMs: 10_000, unevenKeys, wait: async (ms) => void waits.push(ms) });
         await addRows(writer, 25 * 40);
         expect(rejections).toEqual([]);
       });
-      // Doubling on, the eighth wait's ceiling would be 1,280 ms.
-      expect(waited).toEqual([10, 20, 40, 80, 160, 160, 160, 160]);
+    };
+
+    it('of a spread import stops doubling at 16 x its base while the import writes: a batch refused eight times in a row waits its turn, not seconds', async () => {
+      expect(await refusedWhileOthersWrite(true)).toEqual([10, 20, 40, 80, 160, 160, 160, 160]);
     });
 
-    it('doubles on to its cap while nothing is written anywhere (the table takes nothing)', async () => {
+    it('of other imports doubles on while the import writes (a hot partition the reader does not relieve is left alone)', async () => {
+      expect(await refusedWhileOthersWrite(false)).toEqual([10, 20, 40, 80, 160, 320, 640, 1280]);
+    });
+
+    it('of a spread import doubles on to its cap while nothing is written anywhere (the table takes nothing)', async () => {
       const throttle = Object.assign(new Error('slow down'), { name: 'ThrottlingException' });
       const client = recordingClient(() => ({ error: throttle }));
       const waited = await ceilings(async (waits) => {
-        const { writer, stats } = writerFor(client, { maxAttempts: 9, concurrency: 1, backoffBaseMs: 10, backoffCapMs: 2_000, wait: async (ms) => void waits.push(ms) });
+        const { writer, stats } = writerFor(client, { maxAttempts: 9, concurrency: 1, backoffBaseMs: 10, backoffCapMs: 500, unevenKeys: true, wait: async (ms) => void waits.push(ms) });
         await addRows(writer, 1);
         expect(stats.rejected).toBe(1);
       });
-      expect(waited).toEqual([10, 20, 40, 80, 160, 320, 640, 1280]);
+      expect(waited).toEqual([10, 20, 40, 80, 160, 320, 500, 500]);
     });
   });
 

@@ -67,7 +67,7 @@ async function sendBatch(sender, entries) {
   let pending = entries;
   /** @type {unknown} */
   let lastError;
-  const budget = createAttemptBudget(sender.maxAttempts, () => stats.written + stats.deleted);
+  const budget = createAttemptBudget(sender.maxAttempts, () => stats.written + stats.deleted, sender.unevenKeys === true);
   while (budget.left()) {
     if (budget.attempts() > 0) {
       if (stoppedBy() !== undefined) break;
