@@ -3,7 +3,7 @@
  * against a capacity model started for it in another; the parser alone; the generator.
  */
 import { spawn, execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -98,14 +98,17 @@ export function baselineWorker(commit) {
   const dir = path.join(root, '.cache', 'bench-baseline', commit);
   const worker = path.join(dir, 'bench', 'import-worker.js');
   if (existsSync(worker)) return { worker };
+  // Extracted beside it, then renamed into place: an extraction cut short is never taken for a whole one.
+  const partial = `${dir}.partial-${process.pid}`;
   try {
     const tar = execFileSync('git', ['archive', '--format=tar', commit, 'src', 'bench/import-worker.js', 'package.json'], { cwd: root, maxBuffer: 64 * 1024 * 1024, stdio: ['ignore', 'pipe', 'pipe'] });
-    mkdirSync(dir, { recursive: true });
-    execFileSync('tar', ['-x', '-C', dir], { input: tar });
+    mkdirSync(partial, { recursive: true });
+    execFileSync('tar', ['-x', '-C', partial], { input: tar });
+    renameSync(partial, dir);
     return { worker };
   } catch (error) {
-    rmSync(dir, { recursive: true, force: true });
-    return { missing: `commit ${commit} is not in this clone (${/** @type {Error} */ (error).message.split('\n')[0]})` };
+    rmSync(partial, { recursive: true, force: true });
+    return { missing: `the importer at ${commit} could not be extracted with git archive (${/** @type {Error} */ (error).message.split('\n')[0]}); a shallow clone lacks it` };
   }
 }
 
