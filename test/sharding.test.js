@@ -13,6 +13,7 @@ import { MAX_SHARDS, resolveConfig } from '../src/config.js';
 import { planJob, shardCountFor, shardPayloads } from '../src/job/fan-out.js';
 import { readJobStatus } from '../src/job/job-status.js';
 import { bucketStore } from '../src/job/output-store.js';
+import { WCU_CAP_DEPTH_SECONDS } from '../src/write/pace.js';
 import { generatedCsv, mixedCsv, summaryOf } from './support/imports.js';
 import { startLambdaEndpoint } from './support/lambda-endpoint.js';
 import { createTable, expectTableHoldsExactly, readObject, rejectedLinesIn, scanAll, TEST_BUCKET, upload, useCleanups, useLocalServers } from './support/local.js';
@@ -194,12 +195,12 @@ describe('a sharded job', () => {
     const busySeconds = perSecond.slice(first);
     console.info(JSON.stringify({ figures: 'job maxWcu over 4 shards', maxWcu, perShard: maxWcu / 4, wcuPerSecond: busySeconds.map((second) => second.wcu) }));
     // By the end of each second since the first write, the shards together consumed at most the cap's
-    // worth, plus what each shard's bucket holds at the start (a tenth of a second) and one call each.
+    // worth, plus what each shard's bucket holds (WCU_CAP_DEPTH_SECONDS of its share) and one call each.
     // Cumulative, because the model (in this busy process) may count a request a little late, never
     // early: up to a quarter of a second late is allowed, so writes made just before the first counted
     // second may land in it (seen once: [6950, 6000, 6000, 5050]). A split that failed (each shard at
     // the job's cap) would consume 4 x 6,000 a second, far past this.
-    const allowance = 4 * (maxWcu / 4 / 10 + 25) + maxWcu / 4;
+    const allowance = 4 * ((maxWcu / 4) * WCU_CAP_DEPTH_SECONDS + 25) + maxWcu / 4;
     let consumed = 0;
     for (const [k, second] of busySeconds.entries()) {
       consumed += second.wcu;

@@ -42,15 +42,16 @@ describe('WCU limiter', () => {
     // Empty at the start (shards starting together must not each spend a bucket on top of the cap)...
     const first = limiter.acquire(0);
     expect(first).toBeInstanceOf(Promise);
-    clock = 100;
+    clock = 1_000;
     await first;
-    // ...a tenth of a second's worth (100) later: four calls of 25 go at once, the fifth waits.
-    for (let i = 0; i < 4; i++) expect(limiter.acquire(25)).toBeUndefined();
-    const fifth = limiter.acquire(25);
-    expect(fifth).toBeInstanceOf(Promise);
-    await fifth;
-    expect(waits.slice(-1)).toEqual([1]);
-    // The bucket is at -24; a call that consumed twice what it took (items over 1 KB) owes 25 more: 49 ms.
+    // ...and a second later it holds a fiftieth of a second's worth (20), not more: one call of 25 goes
+    // at once (a call goes while any token is left), the second waits for the 5 it owes and its own 25.
+    expect(limiter.acquire(25)).toBeUndefined();
+    const second = limiter.acquire(25);
+    expect(second).toBeInstanceOf(Promise);
+    await second;
+    expect(waits.slice(-1)).toEqual([6]);
+    // A call that consumed twice what it took (items over 1 KB) owes 25 more.
     limiter.settle(25);
     await limiter.acquire(25);
     expect(waits.slice(-1)).toEqual([50]);
@@ -61,7 +62,7 @@ describe('WCU limiter', () => {
     const limiter = createWcuLimiter(1_000, () => clock, async (ms) => {
       clock += ms;
     });
-    limiter.acquire(100);
+    limiter.acquire(20);
     limiter.acquire(25); // the bucket is now at -25
     const started = clock;
     await Promise.all(Array.from({ length: 8 }, () => limiter.acquire(25)));

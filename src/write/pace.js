@@ -5,9 +5,15 @@
  * rate is learned from the table's throttling.
  */
 
+/** The WCU cap's bucket depth, in seconds of its rate. */
+export const WCU_CAP_DEPTH_SECONDS = 0.02;
+
 /**
- * The WCU cap: a token bucket filled at maxWcu per second, holding at most a tenth of a second's worth
- * and empty at the start.
+ * The WCU cap: a token bucket filled at maxWcu per second, holding at most a fiftieth of a second's worth
+ * and empty at the start. A bucket of depth b lets rate + b through in any one second, after a pause that
+ * fills it: a tenth of a second's depth let four shards, each pausing on a busy machine, send 1.12 x the
+ * job's cap in one second (the bench: 6,726 WCU against 6,000, where 4 x (1,500 + 150 + 25) = 6,700); a
+ * fiftieth bounds it at about 1.04 x with calls of 25.
  * A call takes its items' worth (at least 1 WCU each) before it is sent, so that calls in flight cannot
  * overshoot the cap between them; the answer's consumed capacity then settles the difference.
  * @param {number | undefined} maxWcu  undefined: no cap
@@ -17,7 +23,7 @@
 export function createWcuLimiter(maxWcu, now = () => performance.now(), wait = (ms) => new Promise((resolve) => setTimeout(resolve, ms))) {
   if (maxWcu === undefined) return { acquire: (/** @type {number} */ _units) => undefined, settle: (/** @type {number} */ _delta) => {} };
   const rate = maxWcu;
-  const most = Math.max(rate * 0.1, 1);
+  const most = Math.max(rate * WCU_CAP_DEPTH_SECONDS, 1);
   // Empty at the start: shards that start together would otherwise each spend a full bucket on top of
   // their rate in their first second (4 shards: 1.1 x the job's cap in the bench).
   let tokens = 0;
