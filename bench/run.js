@@ -21,7 +21,7 @@ import { S3RVER_CREDENTIALS, startS3Emulator } from '../local/s3-emulator.js';
 import { createTable, LOCAL_REGION } from '../local/servers.js';
 import { renderChart, renderScenarioChart } from './chart.js';
 import { IP_RANGE_IMPORT, IP_RANGE_TABLE, ipRangesCsv } from './ip-ranges.js';
-import { baselineWorker, BUCKET, fmt, generatorRun, importAgainst, median, node22, parserFloorRun, root, runWorker } from './runner.js';
+import { baselineWorker, BUCKET, fmt, generatorRun, importAgainst, inTurn, median, node22, parserFloorRun, root, runWorker } from './runner.js';
 import { hashKey, idealImport } from './table-model.js';
 
 const SECTIONS = ['client', 'capacity', 'seed', 'growth', 'shards', 'memory', 'dry', 'generator', 'e2e'];
@@ -151,8 +151,7 @@ async function clientSection(big, mid, env, how) {
     const runBaseline = async () => {
       if ('worker' in baseline) baselineRuns.push(await importAgainst({}, big, env, {}, { ...how, worker: baseline.worker }));
     };
-    if (i % 2 === 0) await runBaseline().then(runThis);
-    else await runThis().then(runBaseline);
+    await inTurn(i, runBaseline, runThis);
   }
   const rates = sinkRuns.map((r) => r.summary.written / r.seconds);
   const cpuPer100k = (/** @type {import('./runner.js').RunResult[]} */ runs) => runs.map((r) => (r.cpuSeconds / r.summary.written) * 100_000);
@@ -181,10 +180,7 @@ async function clientSection(big, mid, env, how) {
   for (let i = 0; i < LATENCY_PAIRS; i++) {
     const runSink = () => importAgainst({}, mid, env, { concurrency: window }, how);
     const runLatency = () => importAgainst({ latencyMs: 10 }, mid, env, { concurrency: window }, how);
-    const sinkFirst = i % 2 === 0;
-    const first = await (sinkFirst ? runSink() : runLatency());
-    const second = await (sinkFirst ? runLatency() : runSink());
-    const [sink, latency] = sinkFirst ? [first, second] : [second, first];
+    const [sink, latency] = await inTurn(i, runSink, runLatency);
     const atLatency = latency.summary.written / latency.seconds;
     const bound = Math.min(sink.summary.written / sink.seconds, windowBound);
     pairs.push({ atLatency, bound, ratio: atLatency / bound });
@@ -295,8 +291,7 @@ async function seedSection(ipRanges, env, how) {
   for (let i = 0; i < RUNS; i++) {
     const runSpread = async () => spreadRuns.push(await importAgainst(onDemand, sorted, env, { ...importer, spread: SPREAD }, how));
     const runShuffled = async () => shuffledRuns.push(await importAgainst(onDemand, shuffled, env, importer, how));
-    if (i % 2 === 0) await runSpread().then(runShuffled);
-    else await runShuffled().then(runSpread);
+    await inTurn(i, runSpread, runShuffled);
   }
   runs.sortedSpread = medianRun(spreadRuns);
   runs.shuffledImporter = medianRun(shuffledRuns);
@@ -432,9 +427,7 @@ async function drySection(large, env, how) {
   for (let i = 0; i < RUNS; i++) {
     const runFloor = () => parserFloorRun(scale(300_000), how.node);
     const runDry = () => importAgainst({}, large, env, { dryRun: true }, how);
-    const floor = i % 2 === 0 ? await runFloor() : undefined;
-    const dry = await runDry();
-    const parse = floor ?? (await runFloor());
+    const [parse, dry] = await inTurn(i, runFloor, runDry);
     const rate = dry.summary.rowsRead / dry.seconds;
     pairs.push({ rate, floor: parse.rowsPerSecond, ratio: rate / parse.rowsPerSecond });
   }

@@ -154,6 +154,22 @@ function firstLine(stream) {
   });
 }
 
+/**
+ * Two runs side by side, `a` first when `i` is even and `b` first when it is odd, so that the machine's
+ * drift falls on both alike. Returns their results as [a's, b's].
+ * @template A, B
+ * @param {number} i @param {() => Promise<A>} a @param {() => Promise<B>} b
+ * @returns {Promise<[A, B]>}
+ */
+export async function inTurn(i, a, b) {
+  if (i % 2 === 0) {
+    const first = await a();
+    return [first, await b()];
+  }
+  const second = await b();
+  return [await a(), second];
+}
+
 /** @param {number[]} values */
 export function median(values) {
   const sorted = [...values].sort((a, b) => a - b);
