@@ -75,20 +75,45 @@ describe('the CSV builder, sized', () => {
         if (generateKey && names.includes('id€')) return;
         const build = createItemBuilder(names, config, source, { sized: true });
         const unsized = createItemBuilder(names, config, source);
-        rows.forEach((fields, x) => {
-          let built;
+        const sizesOnly = createItemBuilder(names, config, source, { sized: true, json: false });
+        const outcome = (/** @type {() => import('../src/items/item-builder.js').BuiltItem} */ run) => {
           try {
-            built = build(fields, x + 2);
+            return run();
           } catch (error) {
             expect(error).toBeInstanceOf(RowError);
+            return /** @type {RowError} */ (error).reason;
+          }
+        };
+        rows.forEach((fields, x) => {
+          const built = outcome(() => build(fields, x + 2));
+          // Without its JSON, the same size, or the same reject.
+          const withoutJson = outcome(() => sizesOnly(fields, x + 2));
+          if (typeof built === 'string') {
+            expect(withoutJson).toBe(built);
             return;
           }
           expect(built.bytes).toBe(itemBytes(JSON.parse(built.json)));
+          const flat = columns.every((c) => c.type === 'S' || c.type === 'N' || c.type === 'BOOL');
+          expect(withoutJson).toEqual({ ...built, json: flat ? '' : built.json });
           // Sized or not, the same item.
           expect({ ...unsized(fields, x + 2), bytes: built.bytes }).toEqual(built);
         });
       }),
       { numRuns: RUNS },
     );
+  });
+
+  it('rejects an item over 400 KB without its JSON as with it, and sizes one just under it alike', () => {
+    const config = resolveConfig({ bucket: 'b', key: 'k.csv', table: 'people', keyColumn: 'id', columnTypes: { n: 'N' } }, {});
+    const names = ['id', 'note', 'n', 'é'];
+    const build = createItemBuilder(names, config, source, { sized: true });
+    const sizesOnly = createItemBuilder(names, config, source, { sized: true, json: false });
+    const besidesNote = itemBytes(JSON.parse(build(['k1', 'x', '12', 'éé'], 2).json)) - 1;
+    const under = ['k1', 'x'.repeat(400 * 1024 - besidesNote), '12', 'éé'];
+    expect(sizesOnly(under, 2)).toEqual({ ...build(under, 2), json: '' });
+    expect(sizesOnly(under, 2).bytes).toBe(400 * 1024);
+    const over = ['k1', 'x'.repeat(400 * 1024 - besidesNote + 1), '12', 'éé'];
+    expect(() => build(over, 3)).toThrow(expect.objectContaining({ reason: 'ITEM_TOO_LARGE' }));
+    expect(() => sizesOnly(over, 3)).toThrow(expect.objectContaining({ reason: 'ITEM_TOO_LARGE', message: 'line 3: item is 409601 bytes; DynamoDB\'s limit is 409600' }));
   });
 });

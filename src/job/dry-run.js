@@ -38,8 +38,10 @@ export async function runDryRun(config, { clients, logger, stop }) {
   const input = await openBytes(clients.s3, config, start, (event) => logger.warn('source re-opened', { ...event }));
   const { format, body } = await formatOf(config, start, input.body);
   if (format === 'csv') checkKeyTypes(table, config);
-  // The same records and items stages as an import's, so that the dry run rejects what the import would.
-  const stages = rowStages({ format, config, start, source: input.source, keys: tableKeysOf(table), sized: true });
+  const cost = createWriteCost(table);
+  // The same records and items stages as an import's, so that the dry run rejects what the import would;
+  // an item's JSON is read only for its secondary indexes.
+  const stages = rowStages({ format, config, start, source: input.source, keys: tableKeysOf(table), sized: true, json: cost.indexes.length > 0 });
   const jobId = jobIdFor(sourceId(config), input.source.etag, config.table);
   const totalBytes = input.gzip ? undefined : input.source.contentLength;
   const stats = createStats();
@@ -48,7 +50,6 @@ export async function runDryRun(config, { clients, logger, stop }) {
   const rejectLines = Object.create(null);
   let itemBytes = 0;
   let largestItem = 0;
-  const cost = createWriteCost(table);
   const indexWcu = cost.indexes.map(() => 0);
   const indexItems = cost.indexes.map(() => 0);
   const deletes = config.mode === 'delete';
