@@ -54,9 +54,11 @@ export async function peek(body, bytes = 1) {
     length += next.value.length;
   }
   const first = head.length === 0 ? undefined : Buffer.concat(head);
-  async function* whole() {
+  /** @param {Buffer | undefined} start  a parameter, dropped once yielded: the stream does not keep it to its end */
+  async function* whole(start) {
     try {
-      if (first !== undefined) yield first;
+      if (start !== undefined) yield start;
+      start = undefined;
       if (ended) return;
       for (;;) {
         const next = await iterator.next();
@@ -67,7 +69,7 @@ export async function peek(body, bytes = 1) {
       body.destroy();
     }
   }
-  return { first, body: Readable.from(whole(), { objectMode: false }) };
+  return { first, body: Readable.from(whole(first), { objectMode: false }) };
 }
 
 /**

@@ -40,7 +40,10 @@ export function openRawSource(s3, config, { start, end, etag, onReopen }) {
  */
 export async function openBytes(s3, config, { byte, end, etag, gzip }, onReopen) {
   const source = await openRawSource(s3, config, { start: gzip ? 0 : byte, end, etag, onReopen });
-  const input = await decompressed(source.body, { skip: gzip ? byte : 0, where: sourceWhere(config) });
+  // Only an object's first bytes tell whether it is compressed. A segment that starts further on in an
+  // uncompressed object (a continuation, a shard, a spread range) reads its bytes as they are, even when a
+  // record there begins as a gzip or zstd stream does; and it keeps no stage of its own for the question.
+  const input = gzip || byte === 0 ? await decompressed(source.body, { skip: gzip ? byte : 0, where: sourceWhere(config) }) : { body: source.body, compression: undefined };
   return {
     source,
     /** The file's records' bytes, decompressed. */
