@@ -294,6 +294,38 @@ describe('batch writer', () => {
     expect(client.calls.length).toBeLessThanOrEqual(2);
   });
 
+  it('settled: resolves when a row settles (written or collapsed), and rejects once the writes failed', async () => {
+    /** @type {Array<() => void>} */
+    const answers = [];
+    const client = recordingClient();
+    const { writer } = writerFor(client, { client: /** @type {any} */ ({ batchWrite: (/** @type {string} */ body) => new Promise((resolve) => answers.push(() => resolve(client.batchWrite(body)))) }) });
+    const entry = (/** @type {string} */ id, /** @type {number} */ line) => ({ json: JSON.stringify({ id: { S: id } }), keyId: id, line, fields: [id] });
+    let settles = 0;
+    const count = () => writer.settled().then(() => settles++);
+    // Nothing settles while the only call is unanswered.
+    for (let i = 0; i < BATCH_SIZE; i++) writer.add(entry(`k${i}`, i + 2));
+    const first = count();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(settles).toBe(0);
+    expect(answers.length).toBe(1);
+    answers[0]();
+    await first;
+    expect(settles).toBe(1);
+    // A row collapsed into a later one of its key settles at once.
+    writer.add(entry('same', 100));
+    const collapsed = count();
+    writer.add(entry('same', 101));
+    await collapsed;
+    expect(settles).toBe(2);
+    // A fatal error: the waiter is let go, and settled rejects from then on.
+    const missing = Object.assign(new Error('Requested resource not found'), { name: 'ResourceNotFoundException' });
+    const failing = writerFor(recordingClient(() => ({ error: missing })), { concurrency: 1 }).writer;
+    // The last row fills the one call the writer may hold: add asks the reader to wait, and that wait fails too.
+    for (let i = 0; i < BATCH_SIZE; i++) failing.add(entry(`f${i}`, i + 2))?.catch(() => {});
+    await failing.settled();
+    await expect(failing.settled()).rejects.toThrow('Requested resource not found');
+  });
+
   it('sends exactly BATCH_SIZE items per full call', () => {
     expect(BATCH_SIZE).toBe(25);
   });

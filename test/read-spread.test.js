@@ -79,4 +79,70 @@ describe('readSpread', () => {
     expect(closed.sort()).toEqual(opened.sort());
     expect(passed).toEqual([]);
   });
+
+  it('waits on the writer\'s settles, not on a clock, while every range has its share on the way; still stops on time', async () => {
+    // 120 keys in order, cut in two ranges; nothing settles until the test says so.
+    const csv = Array.from({ length: 120 }, (_, i) => `k${String(i).padStart(3, '0')},1\n`).join('');
+    const half = csv.indexOf('k060');
+    /** @type {Set<unknown>} */
+    const held = new Set();
+    let looks = 0;
+    /** @type {Array<() => void>} */
+    let waiters = [];
+    let stop = false;
+    const reading = readSpread({
+      ranges: [
+        { byte: 0, end: half, stop: undefined, line: 0 },
+        { byte: half, end: csv.length, stop: undefined, line: 60 },
+      ],
+      end: csv.length,
+      async open(range) {
+        const records = createRecordParser({ delimiter: ',', lineOffset: range.line, fieldCount: 2, atFileStart: range.byte === 0 });
+        return { records, body: Readable.from([Buffer.from(csv.slice(range.byte))]), close: () => {} };
+      },
+      buildItem: (fields, line) => ({ json: JSON.stringify(fields), keyId: fields[0], op: 'put', line, bytes: undefined }),
+      compare: (a, b) => (a < b ? -1 : a > b ? 1 : 0),
+      pass: (entry) => {
+        held.add(entry);
+        return undefined;
+      },
+      pending: (entry) => {
+        looks++;
+        return held.has(entry);
+      },
+      settled: () => new Promise((resolve) => waiters.push(() => resolve(undefined))),
+      rowsInFlight: 50,
+      report: { stats: /** @type {any} */ ({ rowsRead: 0, byte: 0 }), rejectRow: () => {}, rejectsBacklog: () => undefined },
+      firstByte: 0,
+      stopBy: Infinity,
+      stopNow: () => stop,
+    });
+    const settle = (/** @type {number} */ rows) => {
+      [...held].slice(0, rows).forEach((entry) => held.delete(entry));
+      const woken = waiters;
+      waiters = [];
+      woken.forEach((wake) => wake());
+    };
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Each range's share (about 25 rows, a call's) is on its way: the reader waits.
+    const shares = held.size;
+    expect(shares).toBeGreaterThanOrEqual(50);
+    expect(shares).toBeLessThanOrEqual(52);
+    expect(waiters.length).toBe(1);
+    // Polling each millisecond looked at the 50 rows about 50 times in 50 ms; waiting, at most twice (once a 100 ms clock).
+    const looksWaiting = looks;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(looks - looksWaiting).toBeLessThanOrEqual(2 * shares);
+    // A settle lets the reader go on at once, as far as the room made.
+    settle(25);
+    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(held.size).toBe(shares);
+    expect(waiters.length).toBe(1);
+    // Nothing settles any more, and the segment is asked to stop: it does, on the clock.
+    const asked = performance.now();
+    stop = true;
+    await expect(reading).resolves.toEqual({ stoppedEarly: true });
+    expect(performance.now() - asked).toBeLessThan(1000);
+  });
 });

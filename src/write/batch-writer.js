@@ -67,6 +67,16 @@ export function createBatchWriter(options) {
   let abandoned = false;
   /** @type {() => void} */
   let letGo = () => {};
+  /** Resolves the promise `settled` gave out, if any. @type {(() => void) | undefined} */
+  let settledWaiter;
+  /** @type {Promise<void> | undefined} */
+  let settling;
+  function tellSettled() {
+    const waiter = settledWaiter;
+    settledWaiter = undefined;
+    settling = undefined;
+    waiter?.();
+  }
   /** Settles when the writes are abandoned, so that a flush stops waiting. @type {Promise<void>} */
   const abandoning = new Promise((resolve) => (letGo = () => resolve(undefined)));
   const sender = createBatchSender({
@@ -76,9 +86,11 @@ export function createBatchWriter(options) {
     written(entries) {
       for (const entry of entries) unsettled.delete(entry);
       if (!full()) wake();
+      tellSettled();
     },
     reject(entry, reason, message) {
       unsettled.delete(entry);
+      tellSettled();
       countRejection(stats, reason);
       onReject({ line: entry.line, reason, message, fields: entry.fields });
       // The row it replaced is the key's latest row now: no longer collapsed, it is written after all.
@@ -97,7 +109,10 @@ export function createBatchWriter(options) {
 
   /** Rows to write because the row that replaced them was rejected, by that row. @type {Map<Entry, Entry>} */
   const revived = new Map();
-  const batch = createBatch(stats, (collapsed) => unsettled.delete(collapsed));
+  const batch = createBatch(stats, (collapsed) => {
+    unsettled.delete(collapsed);
+    tellSettled();
+  });
 
   /**
    * Sends a batch, then the rows its rejected rows had replaced (and theirs, if those are rejected too),
@@ -139,6 +154,7 @@ export function createBatchWriter(options) {
         outstanding.delete(sending);
         keysInFlight.release(entries, sending);
         wake();
+        tellSettled();
       });
     outstanding.add(sending);
     keysInFlight.hold(entries, sending);
@@ -195,6 +211,19 @@ export function createBatchWriter(options) {
     pending: (entry) => unsettled.has(entry),
 
     /**
+     * Resolves the next time a row settles (is written, rejected or collapsed) or a call ends, so that a
+     * reader waiting for rows of its own to settle need not poll; rejects with the writes' fatal error.
+     * After `abandon` nothing settles: it resolves in a moment.
+     * @returns {Promise<void>}
+     */
+    settled() {
+      if (fatal !== undefined) return Promise.reject(fatal);
+      if (abandoned) return new Promise((resolve) => setTimeout(resolve, 1));
+      settling ??= new Promise((resolve) => (settledWaiter = () => resolve(undefined)));
+      return settling;
+    },
+
+    /**
      * Gives up the writes: nothing the calls outstanding do is counted any more (their answers are
      * dropped, none is re-sent), a reader or a flush waiting is let go, and rows added from now on are
      * only kept. The caller closes the connections.
@@ -204,6 +233,7 @@ export function createBatchWriter(options) {
       batch.take();
       letGo();
       wake();
+      tellSettled();
     },
 
     /** The rows not written, rejected or collapsed, in file order: after `abandon`, what is handed on. */
