@@ -4,19 +4,13 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { buffer } from 'node:stream/consumers';
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openBytes } from '../src/source/open-bytes.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'open-bytes-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-/** @param {import('node:stream').Readable} body */
-async function bytesOf(body) {
-  const chunks = [];
-  for await (const chunk of body) chunks.push(chunk);
-  return Buffer.concat(chunks);
-}
 
 /** @param {string} name @param {Buffer} contents @param {{ byte: number, gzip?: boolean }} at */
 async function read(name, contents, { byte, gzip = false }) {
@@ -25,7 +19,7 @@ async function read(name, contents, { byte, gzip = false }) {
   const config = /** @type {Parameters<typeof openBytes>[1]} */ ({ file, bucket: undefined, key: undefined, versionId: undefined, readIdleTimeoutMs: 1000, maxReopens: 0 });
   const input = await openBytes(/** @type {any} */ (undefined), config, { byte, end: undefined, etag: undefined, gzip }, () => {});
   try {
-    return { bytes: await bytesOf(input.body), compression: input.compression };
+    return { bytes: await buffer(input.body), compression: input.compression };
   } finally {
     input.close();
   }

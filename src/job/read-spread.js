@@ -18,15 +18,13 @@
  * left, so that the ranges end together instead of the laggards alone on a few partitions.
  * Checkpoints carry every range's cursor, line, stop and span.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { RowError, SpreadOrderError } from '../errors.js';
 import { BATCH_SIZE } from '../write/batch-writer.js';
 import { entryOf } from './read-rows.js';
 
 /** The longest a reader whose ranges all wait on the table goes without looking at the clock and stopNow. */
 const STOP_CHECK_MS = 100;
-
-/** @param {number} ms */
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * A range as a checkpoint carries it.

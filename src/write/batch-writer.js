@@ -218,7 +218,7 @@ export function createBatchWriter(options) {
      */
     settled() {
       if (fatal !== undefined) return Promise.reject(fatal);
-      if (abandoned) return new Promise((resolve) => setTimeout(resolve, 1));
+      if (abandoned) return sleep(1);
       settling ??= new Promise((resolve) => (settledWaiter = () => resolve(undefined)));
       return settling;
     },
