@@ -15,8 +15,10 @@ import { randomUUID } from 'node:crypto';
 import { handler } from '../../src/handler.js';
 import { startFaultProxy } from '../support/fault-proxy.js';
 import { createTable, readRejects, TEST_BUCKET } from '../support/local.js';
-import { conditionsArbitrary, describeCase, importCaseArbitrary } from './arbitraries.js';
+import { conditionsArbitrary, describeCase } from './arbitraries.js';
 import { startJitterProxy } from './jitter-proxy.js';
+import { expectedJsonImport } from './json-oracle.js';
+import { laneCaseArbitrary } from './lanes.js';
 import { expectedImport, itemText, keyIdOf, REASONS_WITH_FIELDS, sameItem } from './oracle.js';
 
 /** @typedef {import('./arbitraries.js').ImportCase} ImportCase */
@@ -44,7 +46,10 @@ export function seededRandom(seed) {
  * @returns {import('../../local/servers.js').TableKeys}
  */
 export function tableKeysFor(options) {
-  const typeOf = (/** @type {string} */ name) => (Object.getOwnPropertyDescriptor(options.columnTypes, name)?.value === 'N' ? 'N' : 'S');
+  const typeOf = (/** @type {string} */ name) => {
+    const type = Object.getOwnPropertyDescriptor(options.columnTypes, name)?.value;
+    return type === 'N' || type === 'B' ? type : 'S';
+  };
   return {
     partition: { name: options.keyColumn, type: typeOf(options.keyColumn) },
     ...(options.sortKeyColumn === undefined ? {} : { sort: { name: options.sortKeyColumn, type: typeOf(options.sortKeyColumn) } }),
@@ -64,25 +69,49 @@ export async function scanTable(env, table) {
   /** @type {unknown} */
   let startKey;
   do {
-    const date = new Date().toISOString().replace(/[-:]|\.\d+/g, '');
-    const response = await fetch(env.DYNAMODB_ENDPOINT, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/x-amz-json-1.0',
-        'x-amz-target': 'DynamoDB_20120810.Scan',
-        'x-amz-date': date,
-        // DynamoDB Local (-sharedDb) reads the credential's scope but does not check the signature.
-        authorization: `AWS4-HMAC-SHA256 Credential=${env.AWS_ACCESS_KEY_ID}/${date.slice(0, 8)}/${env.AWS_REGION}/dynamodb/aws4_request, SignedHeaders=host;x-amz-date, Signature=${'0'.repeat(64)}`,
-      },
-      body: JSON.stringify({ TableName: table, ...(startKey === undefined ? {} : { ExclusiveStartKey: startKey }) }),
-    });
-    const text = await response.text();
-    if (!response.ok) throw new Error(`Scan of ${table} failed: ${response.status} ${text}`);
-    const page = JSON.parse(text);
+    const page = await callDynamoDB(env, 'Scan', { TableName: table, ...(startKey === undefined ? {} : { ExclusiveStartKey: startKey }) });
     for (const item of page.Items ?? []) items.push(item);
     startKey = page.LastEvaluatedKey;
   } while (startKey !== undefined);
   return items;
+}
+
+/**
+ * Puts items (DynamoDB JSON, binaries as base64) into a table over plain HTTP, as scanTable reads them.
+ * @param {Record<string, string>} env @param {string} table @param {Array<Record<string, any>>} items
+ */
+export async function putItems(env, table, items) {
+  for (let from = 0; from < items.length; from += 25) {
+    /** @type {Record<string, any>} */
+    let requests = { [table]: items.slice(from, from + 25).map((Item) => ({ PutRequest: { Item } })) };
+    while (Object.keys(requests).length > 0) {
+      const answer = await callDynamoDB(env, 'BatchWriteItem', { RequestItems: requests });
+      requests = answer.UnprocessedItems ?? {};
+    }
+  }
+}
+
+/**
+ * One DynamoDB call over plain HTTP.
+ * @param {Record<string, string>} env @param {string} action @param {unknown} body
+ * @returns {Promise<Record<string, any>>}
+ */
+async function callDynamoDB(env, action, body) {
+  const date = new Date().toISOString().replace(/[-:]|\.\d+/g, '');
+  const response = await fetch(env.DYNAMODB_ENDPOINT, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/x-amz-json-1.0',
+      'x-amz-target': `DynamoDB_20120810.${action}`,
+      'x-amz-date': date,
+      // DynamoDB Local (-sharedDb) reads the credential's scope but does not check the signature.
+      authorization: `AWS4-HMAC-SHA256 Credential=${env.AWS_ACCESS_KEY_ID}/${date.slice(0, 8)}/${env.AWS_REGION}/dynamodb/aws4_request, SignedHeaders=host;x-amz-date, Signature=${'0'.repeat(64)}`,
+    },
+    body: JSON.stringify(body),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${action} failed: ${response.status} ${text}`);
+  return JSON.parse(text);
 }
 
 /**
@@ -104,11 +133,13 @@ export async function scanTable(env, table) {
 export async function runCase(local, importCase, conditions) {
   const { env, dynamodb, s3 } = local;
   const { bytes, options } = importCase;
-  const key = `oracle/${randomUUID()}.csv`;
-  const table = await createTable(dynamodb, tableKeysFor(options));
+  const key = `oracle/${randomUUID()}${importCase.objectSuffix ?? '.csv'}`;
+  const tableKeys = importCase.tableKeys ?? tableKeysFor(options);
+  const table = await createTable(dynamodb, tableKeys);
+  if (importCase.initialItems !== undefined) await putItems(env, table, importCase.initialItems);
   const put = await s3.send(new PutObjectCommand({ Bucket: TEST_BUCKET, Key: key, Body: bytes }));
   const etag = (put.ETag ?? '').replaceAll('"', '');
-  const expected = expectedImport(bytes, { ...options, bucket: TEST_BUCKET, key, etag });
+  const expected = expectedFor(importCase, tableKeys, { bucket: TEST_BUCKET, key, etag });
 
   const { faults } = conditions;
   const random = seededRandom(conditions.faultSeed);
@@ -176,6 +207,19 @@ export async function runCase(local, importCase, conditions) {
     await dynamodb.send(new DeleteTableCommand({ TableName: table })).catch(() => {});
   }
   return { differences: compare(expected, outcome, options), expected, outcome };
+}
+
+/**
+ * What the oracle of the case's format says the import must leave.
+ * @param {ImportCase} importCase @param {import('./json-oracle.js').TableKeys} tableKeys
+ * @param {{ bucket: string, key: string, etag: string }} object
+ */
+export function expectedFor(importCase, tableKeys, object) {
+  const { bytes, options, initialItems } = importCase;
+  if (options.format === 'jsonl' || options.format === 'dynamodb-json') {
+    return expectedJsonImport(bytes, { format: options.format, tableKeys, columnTypes: options.columnTypes, setSeparator: options.setSeparator, mode: options.mode, initialItems });
+  }
+  return expectedImport(bytes, { ...options, ...object, initialItems });
 }
 
 /** At most this many characters of one value in a message. @param {string} text */
@@ -276,7 +320,8 @@ export function compare(expected, outcome, options) {
 export function saveFailure(importCase, conditions, differences) {
   mkdirSync(FAILURE_DIR, { recursive: true });
   const file = join(FAILURE_DIR, 'last-failure.json');
-  writeFileSync(file, `${JSON.stringify({ bytes: importCase.bytes.toString('base64'), options: importCase.options, conditions, description: importCase.description, differences }, null, 2)}\n`);
+  const { tableKeys, initialItems, objectSuffix } = importCase;
+  writeFileSync(file, `${JSON.stringify({ bytes: importCase.bytes.toString('base64'), options: importCase.options, tableKeys, initialItems, objectSuffix, conditions, description: importCase.description, differences }, null, 2)}\n`);
   return file;
 }
 
@@ -285,7 +330,8 @@ export function loadFailure(file) {
   const saved = JSON.parse(readFileSync(file, 'utf8'));
   const bytes = Buffer.from(saved.bytes, 'base64');
   // JSON.parse keeps "__proto__" in columnTypes as an own property, as the import's payload would.
-  return { importCase: { bytes, options: saved.options, description: describeCase(bytes, saved.options), rows: 0 }, conditions: saved.conditions };
+  const { tableKeys, initialItems, objectSuffix } = saved;
+  return { importCase: { bytes, options: saved.options, description: describeCase(bytes, saved.options), rows: 0, tableKeys, initialItems, objectSuffix }, conditions: saved.conditions };
 }
 
 /** @param {Conditions} conditions */
@@ -309,6 +355,7 @@ function describeConditions(conditions) {
  * @property {number} [timeLimitMs]    for the whole run, shrinking included
  * @property {number} [verbose]
  * @property {number} [maxRows]
+ * @property {string} [lane]           which lane's cases (lanes.js); default csv
  * @property {(line: string) => void} [log]
  */
 
@@ -318,19 +365,21 @@ function describeConditions(conditions) {
  * @param {Local} local
  * @param {FuzzOptions} options
  */
-export async function checkAgainstOracle(local, { numRuns, seed, path, features, timeLimitMs, verbose = 0, maxRows, log = () => {} }) {
+export async function checkAgainstOracle(local, { numRuns, seed, path, features, timeLimitMs, verbose = 0, maxRows, lane = 'csv', log = () => {} }) {
   let run = 0;
   let savedAs = '';
   /** The case under way: one the time limit interrupts runs on, and is awaited before the servers stop. */
   let lastCase = Promise.resolve();
-  const property = fc.asyncProperty(importCaseArbitrary(features, { maxRows }), conditionsArbitrary(features), (importCase, conditions) => (lastCase = checkCase(importCase, conditions)));
+  const property = fc.asyncProperty(laneCaseArbitrary(lane, features, { maxRows }), conditionsArbitrary(features), (importCase, conditions) => (lastCase = checkCase(importCase, conditions)));
   /** @param {import('./arbitraries.js').ImportCase} importCase @param {import('./arbitraries.js').Conditions} conditions */
   async function checkCase(importCase, conditions) {
     run++;
     const started = performance.now();
     const { differences, expected, outcome } = await runCase(local, importCase, conditions);
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
-    log(`#${run} ${importCase.bytes.length} bytes, ${expected.error?.code ?? `${expected.rowsRead} rows, ${expected.items.size} items, ${expected.rejects.length} rejects`}; ${describeConditions(conditions)}: ${differences.length === 0 ? 'same' : `${differences.length} differences`} (${seconds} s)`);
+    const keys = importCase.tableKeys ?? tableKeysFor(importCase.options);
+    const shape = `${importCase.options.format ?? 'csv'}${importCase.options.mode === 'delete' ? ' delete' : ''} keys ${keys.partition.type}${keys.sort === undefined ? '' : `/${keys.sort.type}`}`;
+    log(`${lane} #${run} ${shape}, ${importCase.bytes.length} bytes, ${expected.error?.code ?? `${expected.rowsRead} rows, ${expected.items.size} items, ${expected.rejects.length} rejects`}; ${describeConditions(conditions)}: ${differences.length === 0 ? 'same' : `${differences.length} differences`} (${seconds} s)`);
     if (differences.length === 0) return;
     savedAs = saveFailure(importCase, conditions, differences);
     const shown = differences.slice(0, 25);
