@@ -427,8 +427,7 @@ function csvTypesLane(features, maxRows) {
  * JSON values to write, as jsonText takes them (numbers as { number: text }).
  * @param {Features} features
  */
-function jsonValueArbitrary(features) {
-  const bad = features.has('badValues');
+function jsonValueArbitrary(features, bad = false) {
   const number = fc.oneof(
     fc.constantFrom('0', '-0', '1', '1.50', '1E+3', '2e-5', '12345678901234567890123', '12345678901234567890124', '0.1', '1e-130', '9.99e125'),
     fc.integer().map(String),
@@ -450,8 +449,13 @@ function jsonLinesLane(features, maxRows) {
     pk: keyChoice(16),
     sk: keyChoice(16),
     values: fc.dictionary(fc.constantFrom('v', 'w', 'Zoë', 'nested', '__x', 'Item'), jsonValueArbitrary(features), { maxKeys: 3 }),
-    typed: fc.record({ n: fc.option(fc.constantFrom('42', '007', '-0.50', '1e3', '12345678901234567890123', ...(bad ? ['x', ''] : [])), { nil: undefined }), tags: fc.option(fc.constantFrom('a|b', 'b', ...(bad ? ['a||b', 'a|a'] : [])), { nil: undefined }), flag: fc.option(fc.constantFrom('TRUE', 'false', ...(bad ? ['yes'] : [])), { nil: undefined }), bin: fc.option(fc.constantFrom('AQ==', 'AQID', ...(features.has('oddBase64') ? ['AR=='] : []), ...(bad ? ['AQ'] : [])), { nil: undefined }) }),
-    fault: bad ? fc.noBias(fc.integer({ min: -30, max: 8 })).map((n) => (n <= 0 ? 'none' : ['truncated', 'array', 'noKey', 'keyNull', 'duplicateName', 'emptyName', 'invalidUtf8', 'wrongKeyType'][n - 1])) : fc.constant('none'),
+    typed: fc.record({ n: fc.option(fc.constantFrom('42', '007', '-0.50', '1e3', '12345678901234567890123'), { nil: undefined }), tags: fc.option(fc.constantFrom('a|b', 'b'), { nil: undefined }), flag: fc.option(fc.constantFrom('TRUE', 'false'), { nil: undefined }), bin: fc.option(fc.constantFrom('AQ==', 'AQID', ...(features.has('oddBase64') ? ['AR=='] : [])), { nil: undefined }) }),
+    // One fault a line at most: the line's shape, its key, or one bad value.
+    fault: bad ? fc.noBias(fc.integer({ min: -40, max: 9 })).map((n) => (n <= 0 ? 'none' : ['truncated', 'array', 'noKey', 'keyNull', 'duplicateName', 'emptyName', 'invalidUtf8', 'wrongKeyType', 'badValue'][n - 1])) : fc.constant('none'),
+    badValue: fc.oneof(
+      jsonValueArbitrary(features, true).map((value) => ['bad', jsonText(value)]),
+      fc.constantFrom(['n', '"x"'], ['n', '""'], ['n', 'true'], ['tags', '"a||b"'], ['tags', '"a|a"'], ['tags', '[]'], ['tags', '["a",1]'], ['flag', '"yes"'], ['flag', '1'], ['bin', '"AQ"'], ['bin', '5'], ['n', '1e126']),
+    ),
     escape: fc.nat(9).map((n) => n === 9),
   });
   return fc
@@ -475,6 +479,7 @@ function jsonLinesLane(features, maxRows) {
         members.push(['row', String(i)]);
         if (r.fault === 'duplicateName') members.push(['row', i % 2 === 0 ? String(i) : String(i + 1)]);
         if (r.fault === 'emptyName') members.push(['', '1']);
+        if (r.fault === 'badValue') members.push(/** @type {[string, string]} */ (r.badValue));
         const text = `{${members.map(([name, value]) => `${jsonString(name, r.escape)}:${value}`).join(r.escape ? ' , ' : ',')}}`;
         if (r.fault === 'truncated') return text.slice(0, -1);
         if (r.fault === 'array') return `[${text}]`;
@@ -489,8 +494,7 @@ function jsonLinesLane(features, maxRows) {
 // Lane: DynamoDB JSON
 
 /** Typed values of every type, as jsonText takes them; some bad. @param {Features} features */
-function typedValueArbitrary(features) {
-  const bad = features.has('badValues');
+function typedValueArbitrary(features, bad = false) {
   const odd = features.has('oddBase64');
   const typed = (/** @type {string} */ type, /** @type {any} */ inner) => ({ members: { [type]: inner } });
   const scalar = fc.oneof(
@@ -538,7 +542,9 @@ function dynamodbJsonLane(features, maxRows) {
     sk: keyChoice(16),
     kind: fc.constantFrom('Item', 'Item', 'NewImage', 'Keys'),
     values: fc.dictionary(fc.constantFrom('v', 'w', 'Zoë', 'doc'), typedValueArbitrary(features), { maxKeys: 3 }),
-    fault: bad ? fc.noBias(fc.integer({ min: -30, max: 6 })).map((n) => (n <= 0 ? 'none' : ['notJson', 'noImage', 'imageNotObject', 'noKey', 'keyType', 'emptyKey'][n - 1])) : fc.constant('none'),
+    // One fault a line at most.
+    fault: bad ? fc.noBias(fc.integer({ min: -40, max: 7 })).map((n) => (n <= 0 ? 'none' : ['notJson', 'noImage', 'imageNotObject', 'noKey', 'keyType', 'emptyKey', 'badValue'][n - 1])) : fc.constant('none'),
+    badValue: typedValueArbitrary(features, true),
   });
   return fc
     .record({ tableKeys: tableKeysArbitrary(features), rows: fc.array(line, { maxLength: maxRows, size: 'max' }), shape: fileShape, shuffleWindow })
@@ -550,7 +556,7 @@ function dynamodbJsonLane(features, maxRows) {
         const key = {};
         if (r.fault !== 'noKey') key[partition.name] = { members: { [r.fault === 'keyType' ? (partition.type === 'S' ? 'N' : 'S') : partition.type]: r.fault === 'emptyKey' ? '' : r.fault === 'keyType' ? '1' : keys[i].pk.text } };
         if (sort !== undefined) key[sort.name] = { members: { [sort.type]: /** @type {{ text: string }} */ (keys[i].sk).text } };
-        const item = { ...r.values, ...key, row: { members: { N: String(i) } } };
+        const item = { ...r.values, ...(r.fault === 'badValue' ? { bad: r.badValue } : {}), ...key, row: { members: { N: String(i) } } };
         if (r.fault === 'notJson') return `{"Item":${jsonText({ members: item })}`;
         if (r.fault === 'noImage') return jsonText({ members: { Metadata: { members: {} } } });
         if (r.fault === 'imageNotObject') return jsonText({ members: { Item: [] } });
@@ -582,12 +588,16 @@ function deleteLane(features, maxRows) {
       const { partition, sort } = spec.tableKeys;
       const syntax = spec.format === 'csv' ? 'csv' : 'json';
       // What the table holds: items of pool keys, written canonical (they go in by the harness, not the import).
-      const initialItems = rowKeys(spec.tableKeys, spec.initial.map((key) => ({ pk: { ...key.pk, back: 0 }, sk: { ...key.sk, back: 0 } })), features, 'csv').map((key, i) => {
+      // Each key once (one batch may not name a key twice).
+      /** @type {Map<string, Record<string, any>>} */
+      const seeded = new Map();
+      rowKeys(spec.tableKeys, spec.initial.map((key) => ({ pk: { ...key.pk, back: 0 }, sk: { ...key.sk, back: 0 } })), features, 'csv').forEach((key, i) => {
         /** @type {Record<string, any>} */
         const item = { [partition.name]: storedKey(partition.type, key.pk.text), seeded: { S: `i${i}` } };
         if (sort !== undefined) item[sort.name] = storedKey(sort.type, /** @type {{ text: string }} */ (key.sk).text);
-        return item;
+        seeded.set(JSON.stringify([key.pk.identity, key.sk?.identity]), item);
       });
+      const initialItems = [...seeded.values()];
       const keys = rowKeys(spec.tableKeys, spec.rows, features, syntax);
       // Other members are not read in delete mode: bad ones there change nothing.
       const junk = ['x', 'not a number', '{', 'AQ'];
