@@ -42,6 +42,8 @@ export const FEATURES = Object.freeze({
   binaryKeys: 'tables whose partition or sort key is B',
   numberSpellings: 'one N key or set member written several ways (7, 007, 7.0, 70E-1)',
   badValues: 'values and lines the import must reject',
+  binaryOrder: 'spread: B keys, whose order (DynamoDB\'s, by bytes) is not their base64 text\'s',
+  utf8Order: 'spread: S keys whose UTF-8 byte order (DynamoDB\'s) is not their UTF-16 order (U+E000-U+FFFF against astral characters)',
 });
 
 /** @typedef {Set<string>} Features */

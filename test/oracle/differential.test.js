@@ -9,9 +9,10 @@
  * repeat.
  * ORACLE_RUNS and ORACLE_SEED change the bounded run's size and seed.
  *
- * Then a bounded share of each lane of lanes.js (keys, csv-types, jsonl, ddb-json, delete): ORACLE_LANE_RUNS
- * cases each (default 20). ORACLE_LANE_FEATURES says which kinds of input (default: all but the two an
- * importer fix is under way for, composite keys with NUL and non-canonical base64; see test/oracle/found/).
+ * Then a bounded share of each lane of lanes.js (keys, csv-types, jsonl, ddb-json, delete, spread): ORACLE_LANE_RUNS
+ * cases each (default 20). ORACLE_LANE_FEATURES says which kinds of input (default: all but those that
+ * meet known importer bugs, test/oracle/found/README.md: composite keys with NUL and non-canonical base64,
+ * which a fix is under way for, and spread's key order over S and B keys).
  */
 import { describe, expect, it } from 'vitest';
 import { useLocalServers } from '../support/local.js';
@@ -24,7 +25,7 @@ const local = useLocalServers();
 const runs = Number(process.env.ORACLE_RUNS || 12);
 const seed = Number(process.env.ORACLE_SEED || 20261123);
 const laneRuns = Number(process.env.ORACLE_LANE_RUNS || 20);
-const laneFeatures = process.env.ORACLE_LANE_FEATURES ?? '-nulKeys,-oddBase64';
+const laneFeatures = process.env.ORACLE_LANE_FEATURES ?? '-nulKeys,-oddBase64,-utf8Order,-binaryOrder';
 /** The lanes past the two csv ones above. */
 const NEW_LANES = Object.keys(LANES).filter((lane) => !lane.startsWith('csv') || lane === 'csv-types');
 

@@ -13,6 +13,8 @@
  *   jsonl      JSON Lines: exact numbers, nested values, escapes, columnTypes overrides, bad lines
  *   ddb-json   DynamoDB JSON: full-export Items, incremental NewImages and Keys (deletes), bad values
  *   delete     mode: delete over a table that holds items, in each format
+ *   spread     spread 2-6 over CSV files sorted in DynamoDB's order of the table's key, runs of one key
+ *              written several ways, rejected rows between them
  *
  * A case is a plain spec rendered to bytes, so fast-check shrinks the spec. Kinds of input that meet
  * known importer bugs can be switched off by feature (arbitraries.js FEATURES: nulKeys, oddBase64,
@@ -35,6 +37,7 @@ export const LANES = {
   jsonl: { about: 'JSON Lines: exact numbers, nested values, columnTypes, bad lines' },
   'ddb-json': { about: 'DynamoDB JSON: Item, NewImage and Keys lines, every typed value' },
   delete: { about: 'mode delete over a table that holds items, CSV / JSON Lines / DynamoDB JSON' },
+  spread: { about: 'spread 2-6 over CSV files sorted in DynamoDB\'s key order (S by UTF-8 bytes, N by value, B by bytes)' },
 };
 
 /**
@@ -67,6 +70,8 @@ export function laneCaseArbitrary(lane, features, limits = {}) {
       return dynamodbJsonLane(features, Math.min(limits.maxRows ?? 80, 80));
     case 'delete':
       return deleteLane(features, Math.min(limits.maxRows ?? 80, 80));
+    case 'spread':
+      return spreadLane(features, Math.min(limits.maxRows ?? 160, 160));
     default:
       throw new Error(`unknown lane ${lane}`);
   }
@@ -643,4 +648,74 @@ function deleteLane(features, maxRows) {
 function storedKey(type, text) {
   if (type === 'B') return { B: Buffer.from(text, 'base64').toString('base64') };
   return { [type]: text };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Lane: spread on sorted files
+
+/** S keys for sorted files: where UTF-8's byte order and UTF-16's code-unit order disagree too. */
+const SPREAD_S = ['a', 'a\u0000', 'a\u0000b', 'a\u0001', 'ab', 'b', 'k\u00e9', 'k\ue000', 'k\uff01', 'k😀', 'k😀x', 'z'];
+
+/**
+ * DynamoDB's order of two key values of one type: S by UTF-8 bytes, N by value, B by bytes.
+ * @param {KeyType} type @param {{ identity: string, text: string }} a @param {{ identity: string, text: string }} b
+ */
+function dynamoOrder(type, a, b) {
+  if (type === 'S') return Buffer.compare(Buffer.from(a.text, 'utf8'), Buffer.from(b.text, 'utf8'));
+  if (type === 'B') return Buffer.compare(Buffer.from(a.text, 'base64'), Buffer.from(b.text, 'base64'));
+  return N_ORDER.indexOf(Number(a.identity.slice(1))) - N_ORDER.indexOf(Number(b.identity.slice(1)));
+}
+
+/** N_VALUES' indices in numeric order: -7, 0, 1e-130, 3.14, 7, 1.2..3e22, 1.2..4e22, 9.9..e125. */
+const N_ORDER = [2, 1, 5, 6, 0, 3, 4, 7];
+
+/** @param {Features} features @param {number} maxRows */
+function spreadLane(features, maxRows) {
+  const row = fc.record({
+    pk: keyChoice(12),
+    sk: keyChoice(12),
+    repeat: fc.integer({ min: 1, max: 3 }),
+    value: fc.constantFrom('plain', 'with space', 'comma, inside', 'line\nbreak', 'crlf\r\ninside', ''),
+    // A row the import rejects: a field too few, an empty key, text after a closing quote.
+    bad: fc.noBias(fc.integer({ min: -12, max: 3 })).map((n) => (n <= 0 ? 'none' : ['fieldCount', 'emptyKey', 'badQuote'][n - 1])),
+  });
+  return fc
+    .record({
+      tableKeys: tableKeysArbitrary(features.has('binaryOrder') ? features : new Set([...features].filter((feature) => feature !== 'binaryKeys'))),
+      rows: fc.array(row, { maxLength: maxRows, size: 'max' }),
+      crlf: fc.boolean(),
+      spread: fc.integer({ min: 2, max: 6 }),
+      shuffleWindow: fc.constantFrom(0, 0, 0, 7),
+    })
+    .map((spec) => {
+      const { partition, sort } = spec.tableKeys;
+      const keyed = rowKeys(spec.tableKeys, spec.rows.map((r) => ({ pk: { ...r.pk, back: 0 }, sk: { ...r.sk, back: 0 } })), features, 'csv').map((key, i) => ({ key, row: spec.rows[i] }));
+      const pool = SPREAD_S.filter((key) => (features.has('nulKeys') || !/[\u0000-\u001f]/.test(key)) && (features.has('utf8Order') || !/[\ue000-\uffff]/.test(key)));
+      if (partition.type === 'S') for (const each of keyed) each.key.pk = { identity: `S${pool[each.row.pk.index % pool.length]}`, text: pool[each.row.pk.index % pool.length] };
+      // Sorted by the table's key in DynamoDB's order; one key's rows (its repeats, its spellings) stay together.
+      const order = (/** @type {typeof keyed[0]} */ a, /** @type {typeof keyed[0]} */ b) =>
+        dynamoOrder(partition.type, a.key.pk, b.key.pk) || (sort === undefined ? 0 : dynamoOrder(sort.type, /** @type {{ identity: string, text: string }} */ (a.key.sk), /** @type {{ identity: string, text: string }} */ (b.key.sk)));
+      const sorted = keyed.filter((each) => each.row.bad === 'none').sort(order);
+      const bad = keyed.filter((each) => each.row.bad !== 'none');
+      /** @type {string[]} */
+      const lines = [];
+      sorted.forEach((each, i) => {
+        for (let r = 0; r < each.row.repeat; r++) {
+          const cells = [each.key.pk.text, ...(sort === undefined ? [] : [/** @type {{ text: string }} */ (each.key.sk).text]), each.row.value === '' ? `v${i}.${r}` : each.row.value];
+          lines.push(cells.map((cell) => csvField(cell, false)).join(','));
+        }
+        // Rows the import rejects, here and there: they write nothing, so their place is free.
+        if (bad.length > 0 && (i * 7) % 5 === 0) {
+          const kind = /** @type {typeof bad[0]} */ (bad.pop()).row.bad;
+          const sortCell = sort === undefined ? [] : [csvField(/** @type {{ text: string }} */ (each.key.sk).text, false)];
+          if (kind === 'fieldCount') lines.push('only-one-field');
+          else if (kind === 'emptyKey') lines.push(['', ...sortCell, 'empty key'].join(','));
+          else lines.push([`"${each.key.pk.text.replaceAll('"', '""')}"x`, ...sortCell, 'z'].join(','));
+        }
+      });
+      const header = [partition.name, ...(sort === undefined ? [] : [sort.name]), 'v'].join(',');
+      const end = spec.crlf ? '\r\n' : '\n';
+      const bytes = Buffer.from(`${[header, ...lines].join(end)}${end}`);
+      return importCase(bytes, { format: 'csv', columnTypes: keyColumnTypes(spec.tableKeys), shuffleWindow: spec.shuffleWindow, spread: spec.spread }, spec.tableKeys, lines.length, { objectSuffix: '.csv' });
+    });
 }
