@@ -120,6 +120,7 @@ export function featuresFrom(text) {
  * @property {{ partition: { name: string, type: 'S' | 'N' | 'B' }, sort?: { name: string, type: 'S' | 'N' | 'B' } }} [tableKeys]  default: from the key columns' types
  * @property {Array<Record<string, any>>} [initialItems]  what the table holds before the import (DynamoDB JSON)
  * @property {string} [objectSuffix]  the S3 key's ending, default .csv
+ * @property {import('./lanes.js').JobObject[]} [objects]  a job over a prefix of these objects (bytes unused)
  */
 
 const LINE_BREAKS = ['\n', '\r\n', '\r'];

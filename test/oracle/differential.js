@@ -132,14 +132,21 @@ async function callDynamoDB(env, action, body) {
  */
 export async function runCase(local, importCase, conditions) {
   const { env, dynamodb, s3 } = local;
-  const { bytes, options } = importCase;
-  const key = `oracle/${randomUUID()}${importCase.objectSuffix ?? '.csv'}`;
+  const { bytes, options, objects } = importCase;
   const tableKeys = importCase.tableKeys ?? tableKeysFor(options);
   const table = await createTable(dynamodb, tableKeys);
   if (importCase.initialItems !== undefined) await putItems(env, table, importCase.initialItems);
-  const put = await s3.send(new PutObjectCommand({ Bucket: TEST_BUCKET, Key: key, Body: bytes }));
-  const etag = (put.ETag ?? '').replaceAll('"', '');
-  const expected = expectedFor(importCase, tableKeys, { bucket: TEST_BUCKET, key, etag });
+  // One object, or (a prefix job) each of the case's objects under a prefix of its own.
+  const key = `oracle/${randomUUID()}${objects === undefined ? (importCase.objectSuffix ?? '.csv') : '/'}`;
+  let expected;
+  if (objects === undefined) {
+    const put = await s3.send(new PutObjectCommand({ Bucket: TEST_BUCKET, Key: key, Body: bytes }));
+    const etag = (put.ETag ?? '').replaceAll('"', '');
+    expected = expectedFor(importCase, tableKeys, { bucket: TEST_BUCKET, key, etag });
+  } else {
+    for (const object of objects) await s3.send(new PutObjectCommand({ Bucket: TEST_BUCKET, Key: `${key}${object.name}`, Body: object.bytes }));
+    expected = expectedOfObjects(importCase, tableKeys);
+  }
 
   const { faults } = conditions;
   const random = seededRandom(conditions.faultSeed);
@@ -167,7 +174,7 @@ export async function runCase(local, importCase, conditions) {
 
     const event = {
       bucket: TEST_BUCKET,
-      key,
+      ...(objects === undefined ? { key } : { prefix: key }),
       table,
       ...options,
       concurrency: conditions.concurrency,
@@ -198,7 +205,9 @@ export async function runCase(local, importCase, conditions) {
     const rejects = [];
     for (const object of summary?.rejectsObjects ?? []) {
       const [, ...rows] = await readRejects(s3, object);
-      rejects.push(...rows);
+      // A prefix job's rejects files are named after their object: each line is that object's.
+      const source = objects?.find((each) => object.startsWith(`oracle-rejects/${key}${each.name}/`));
+      rejects.push(...rows.map((row) => (objects === undefined ? row : [`${source?.name ?? object}:${row[0]}`, ...row.slice(1)])));
     }
     outcome = { summary, thrown, items, rejects, proxies };
   } finally {
@@ -220,6 +229,26 @@ export function expectedFor(importCase, tableKeys, object) {
     return expectedJsonImport(bytes, { format: options.format, tableKeys, columnTypes: options.columnTypes, setSeparator: options.setSeparator, mode: options.mode, initialItems });
   }
   return expectedImport(bytes, { ...options, ...object, initialItems });
+}
+
+/**
+ * A prefix job's expected end: each object by the oracle of its format, from its own first line (the
+ * objects' keys are their own, so their order does not matter); a reject's line is `object:line`.
+ * @param {ImportCase} importCase @param {import('./json-oracle.js').TableKeys} tableKeys
+ * @returns {import('./oracle.js').Expected}
+ */
+function expectedOfObjects(importCase, tableKeys) {
+  /** @type {import('./oracle.js').Expected} */
+  const merged = { rowsRead: 0, rejects: [], items: new Map(), itemLines: new Map() };
+  for (const object of importCase.objects ?? []) {
+    const one = expectedFor({ ...importCase, bytes: object.source, options: { ...importCase.options, format: object.format }, objects: undefined }, tableKeys, { bucket: TEST_BUCKET, key: object.name, etag: '' });
+    if (one.error !== undefined) return { ...merged, error: one.error };
+    merged.rowsRead += one.rowsRead;
+    for (const reject of one.rejects) merged.rejects.push({ ...reject, line: /** @type {any} */ (`${object.name}:${reject.line}`) });
+    for (const [id, item] of one.items) merged.items.set(id, item);
+    for (const [id, line] of one.itemLines) merged.itemLines.set(id, line);
+  }
+  return merged;
 }
 
 /** At most this many characters of one value in a message. @param {string} text */
@@ -321,7 +350,8 @@ export function saveFailure(importCase, conditions, differences) {
   mkdirSync(FAILURE_DIR, { recursive: true });
   const file = join(FAILURE_DIR, 'last-failure.json');
   const { tableKeys, initialItems, objectSuffix } = importCase;
-  writeFileSync(file, `${JSON.stringify({ bytes: importCase.bytes.toString('base64'), options: importCase.options, tableKeys, initialItems, objectSuffix, conditions, description: importCase.description, differences }, null, 2)}\n`);
+  const objects = importCase.objects?.map((object) => ({ ...object, bytes: object.bytes.toString('base64'), source: object.source.toString('base64') }));
+  writeFileSync(file, `${JSON.stringify({ bytes: importCase.bytes.toString('base64'), options: importCase.options, tableKeys, initialItems, objectSuffix, objects, conditions, description: importCase.description, differences }, null, 2)}\n`);
   return file;
 }
 
@@ -331,7 +361,9 @@ export function loadFailure(file) {
   const bytes = Buffer.from(saved.bytes, 'base64');
   // JSON.parse keeps "__proto__" in columnTypes as an own property, as the import's payload would.
   const { tableKeys, initialItems, objectSuffix } = saved;
-  return { importCase: { bytes, options: saved.options, description: describeCase(bytes, saved.options), rows: 0, tableKeys, initialItems, objectSuffix }, conditions: saved.conditions };
+  /** @type {import('./lanes.js').JobObject[] | undefined} */
+  const objects = saved.objects?.map((/** @type {any} */ object) => ({ ...object, bytes: Buffer.from(object.bytes, 'base64'), source: Buffer.from(object.source, 'base64') }));
+  return { importCase: { bytes, options: saved.options, description: saved.description ?? describeCase(bytes, saved.options), rows: 0, tableKeys, initialItems, objectSuffix, objects }, conditions: saved.conditions };
 }
 
 /** @param {Conditions} conditions */
@@ -378,7 +410,7 @@ export async function checkAgainstOracle(local, { numRuns, seed, path, features,
     const { differences, expected, outcome } = await runCase(local, importCase, conditions);
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
     const keys = importCase.tableKeys ?? tableKeysFor(importCase.options);
-    const shape = `${importCase.options.format ?? 'csv'}${importCase.options.mode === 'delete' ? ' delete' : ''} keys ${keys.partition.type}${keys.sort === undefined ? '' : `/${keys.sort.type}`}`;
+    const shape = `${importCase.objects === undefined ? (importCase.options.format ?? 'csv') : `prefix of ${importCase.objects.length} objects`}${importCase.options.mode === 'delete' ? ' delete' : ''} keys ${keys.partition.type}${keys.sort === undefined ? '' : `/${keys.sort.type}`}`;
     log(`${lane} #${run} ${shape}, ${importCase.bytes.length} bytes, ${expected.error?.code ?? `${expected.rowsRead} rows, ${expected.items.size} items, ${expected.rejects.length} rejects`}; ${describeConditions(conditions)}: ${differences.length === 0 ? 'same' : `${differences.length} differences`} (${seconds} s)`);
     if (differences.length === 0) return;
     savedAs = saveFailure(importCase, conditions, differences);

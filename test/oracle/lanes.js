@@ -15,12 +15,17 @@
  *   delete     mode: delete over a table that holds items, in each format
  *   spread     spread 2-6 over CSV files sorted in DynamoDB's order of the table's key, runs of one key
  *              written several ways, rejected rows between them
+ *   prefix     one job over every object under a prefix: CSV, JSON Lines, DynamoDB JSON, each plain, gzip
+ *              or zstd of two frames (if the zstd tool is installed), empty objects, gzip of nothing; each
+ *              object's keys its own (objects run at once: no order between them)
  *
  * A case is a plain spec rendered to bytes, so fast-check shrinks the spec. Kinds of input that meet
  * known importer bugs can be switched off by feature (arbitraries.js FEATURES: nulKeys, oddBase64,
  * binaryKeys, numberSpellings, badValues), as the csv lane's are: --features -nulKeys,-oddBase64.
  */
 import fc from 'fast-check';
+import { spawnSync } from 'node:child_process';
+import { gzipSync } from 'node:zlib';
 import { describeCase, importCaseArbitrary } from './arbitraries.js';
 
 /** @typedef {import('./arbitraries.js').Features} Features */
@@ -38,6 +43,7 @@ export const LANES = {
   'ddb-json': { about: 'DynamoDB JSON: Item, NewImage and Keys lines, every typed value' },
   delete: { about: 'mode delete over a table that holds items, CSV / JSON Lines / DynamoDB JSON' },
   spread: { about: 'spread 2-6 over CSV files sorted in DynamoDB\'s key order (S by UTF-8 bytes, N by value, B by bytes)' },
+  prefix: { about: 'a prefix job over mixed objects: CSV, JSON Lines, DynamoDB JSON, gzip, zstd (two frames), empty, gzip of nothing' },
 };
 
 /**
@@ -72,6 +78,8 @@ export function laneCaseArbitrary(lane, features, limits = {}) {
       return deleteLane(features, Math.min(limits.maxRows ?? 80, 80));
     case 'spread':
       return spreadLane(features, Math.min(limits.maxRows ?? 160, 160));
+    case 'prefix':
+      return prefixLane(features, Math.min(limits.maxRows ?? 40, 40));
     default:
       throw new Error(`unknown lane ${lane}`);
   }
@@ -259,7 +267,7 @@ function joinLines(lines, shape) {
 /**
  * A case, with its description for replay.
  * @param {Buffer} bytes @param {Record<string, any>} options @param {TableKeys} tableKeys @param {number} rows
- * @param {{ initialItems?: Array<Record<string, any>>, objectSuffix?: string }} [extra]
+ * @param {{ initialItems?: Array<Record<string, any>>, objectSuffix?: string, objects?: JobObject[] }} [extra]
  * @returns {ImportCase}
  */
 function importCase(bytes, options, tableKeys, rows, extra = {}) {
@@ -717,5 +725,69 @@ function spreadLane(features, maxRows) {
       const end = spec.crlf ? '\r\n' : '\n';
       const bytes = Buffer.from(`${[header, ...lines].join(end)}${end}`);
       return importCase(bytes, { format: 'csv', columnTypes: keyColumnTypes(spec.tableKeys), shuffleWindow: spec.shuffleWindow, spread: spec.spread }, spec.tableKeys, lines.length, { objectSuffix: '.csv' });
+    });
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Lane: a prefix job of mixed objects
+
+/** Whether the zstd command-line tool is here (Node 20 has no zstd compressor). */
+const HAS_ZSTD = spawnSync('zstd', ['--version']).status === 0;
+
+/**
+ * Bytes as zstd: two frames, cut in the middle (as a file written in parts is).
+ * @param {Buffer} bytes
+ */
+function zstdOf(bytes) {
+  const half = Math.floor(bytes.length / 2);
+  const frame = (/** @type {Buffer} */ part) => spawnSync('zstd', ['-q', '-c'], { input: part }).stdout;
+  return Buffer.concat([frame(bytes.subarray(0, half)), frame(bytes.subarray(half))]);
+}
+
+/**
+ * @typedef {object} JobObject
+ * @property {string} name     under the job's prefix
+ * @property {Buffer} bytes    as stored
+ * @property {Buffer} source   uncompressed
+ * @property {'csv' | 'jsonl' | 'dynamodb-json'} format
+ */
+
+/** @param {Features} features @param {number} maxRows */
+function prefixLane(features, maxRows) {
+  const bad = features.has('badValues');
+  const row = fc.record({ key: fc.nat(15), n: fc.oneof(fc.integer({ min: -999, max: 999 }).map(String), fc.constantFrom('12345678901234567890123', '1.50', '-0')), fault: bad ? fc.nat(25).map((n) => (n === 25 ? 'bad' : 'none')) : fc.constant('none') });
+  const object = fc.record({
+    format: fc.constantFrom(/** @type {const} */ ('csv'), /** @type {const} */ ('jsonl'), /** @type {const} */ ('dynamodb-json')),
+    packing: fc.constantFrom('plain', 'plain', 'gzip', ...(HAS_ZSTD ? ['zstd'] : [])),
+    rows: fc.array(row, { maxLength: maxRows, size: 'max' }),
+    crlf: fc.boolean(),
+  });
+  return fc
+    .record({ objects: fc.array(object, { minLength: 1, maxLength: 5 }), empties: fc.subarray(['empty.csv', 'nothing.csv.gz', 'header-only.csv', 'folder/']) })
+    .map((spec) => {
+      /** @type {JobObject[]} */
+      const objects = spec.objects.map((o, k) => {
+        const end = o.crlf ? '\r\n' : '\n';
+        const id = (/** @type {number} */ key) => `o${k}-${key}`;
+        /** @type {string[]} */
+        let lines;
+        if (o.format === 'csv') lines = ['id,name,n', ...o.rows.map((r, i) => (r.fault === 'bad' ? `${id(r.key)},row ${i},x` : `${id(r.key)},"row ${i}, of ${k}",${r.n}`))];
+        else if (o.format === 'jsonl') lines = o.rows.map((r, i) => (r.fault === 'bad' ? `{"id":"${id(r.key)}"` : `{"id":"${id(r.key)}","row":${i},"n":${r.n}}`));
+        else lines = o.rows.map((r, i) => (r.fault === 'bad' ? `{"Item":{"id":{"S":"${id(r.key)}"},"n":{"N":${r.n}}}}` : `{"Item":{"id":{"S":"${id(r.key)}"},"row":{"N":"${i}"},"n":{"N":"${r.n}"}}}`));
+        const source = Buffer.from(lines.length === 0 ? '' : `${lines.join(end)}${end}`);
+        const extension = o.format === 'csv' ? '.csv' : o.format === 'jsonl' ? '.jsonl' : '.json';
+        const bytes = o.packing === 'gzip' ? gzipSync(source) : o.packing === 'zstd' ? zstdOf(source) : source;
+        return { name: `part-${k}${extension}${o.packing === 'gzip' ? '.gz' : o.packing === 'zstd' ? '.zst' : ''}`, bytes, source, format: o.format };
+      });
+      for (const name of spec.empties) {
+        const source = Buffer.from(name === 'header-only.csv' ? 'id,name,n\n' : '');
+        objects.push({ name, bytes: name.endsWith('.gz') ? gzipSync(source) : source, source, format: 'csv' });
+      }
+      const tableKeys = /** @type {TableKeys} */ ({ partition: { name: 'id', type: 'S' } });
+      const options = { columnTypes: { n: 'N' } };
+      const rows = spec.objects.reduce((sum, o) => sum + o.rows.length, 0);
+      const described = objects.map((o) => `${o.name}: ${JSON.stringify(o.source.toString('utf8'))}`).join('; ');
+      const importCase_ = importCase(Buffer.alloc(0), options, tableKeys, rows, { objects });
+      return Object.defineProperty({ ...importCase_, description: `prefix job of ${described}` }, fc.toStringMethod, { value: () => `prefix job of ${described}`, enumerable: false });
     });
 }
