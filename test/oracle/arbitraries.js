@@ -121,6 +121,7 @@ export function featuresFrom(text) {
  * @property {Array<Record<string, any>>} [initialItems]  what the table holds before the import (DynamoDB JSON)
  * @property {string} [objectSuffix]  the S3 key's ending, default .csv
  * @property {import('./lanes.js').JobObject[]} [objects]  a job over a prefix of these objects (bytes unused)
+ * @property {{ fixEvery: number }} [roundTrip]  then its rejects file, fixed, imported with fromRejects
  */
 
 const LINE_BREAKS = ['\n', '\r\n', '\r'];

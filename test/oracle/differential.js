@@ -18,7 +18,7 @@ import { createTable, readRejects, TEST_BUCKET } from '../support/local.js';
 import { conditionsArbitrary, describeCase } from './arbitraries.js';
 import { startJitterProxy } from './jitter-proxy.js';
 import { expectedJsonImport } from './json-oracle.js';
-import { laneCaseArbitrary } from './lanes.js';
+import { fixedRejectsFile, laneCaseArbitrary } from './lanes.js';
 import { expectedImport, itemText, keyIdOf, REASONS_WITH_FIELDS, sameItem } from './oracle.js';
 
 /** @typedef {import('./arbitraries.js').ImportCase} ImportCase */
@@ -121,6 +121,7 @@ async function callDynamoDB(env, action, body) {
  * @property {Array<Record<string, any>>} items
  * @property {string[][]} rejects   rows of the rejects files: line, reason, message, fields...
  * @property {Record<string, unknown>} proxies  what the proxies did
+ * @property {string} [roundTrip]  what the from-rejects import after it read (the oracle's counts)
  */
 
 /**
@@ -155,6 +156,8 @@ export async function runCase(local, importCase, conditions) {
   /** @type {Record<string, unknown>} */
   const proxies = {};
   let outcome;
+  /** @type {string[]} */
+  let differences = [];
   try {
     let endpoint = env.DYNAMODB_ENDPOINT;
     if (faults.latencyJitterMs > 0) {
@@ -209,13 +212,51 @@ export async function runCase(local, importCase, conditions) {
       const source = objects?.find((each) => object.startsWith(`oracle-rejects/${key}${each.name}/`));
       rejects.push(...rows.map((row) => (objects === undefined ? row : [`${source?.name ?? object}:${row[0]}`, ...row.slice(1)])));
     }
-    outcome = { summary, thrown, items, rejects, proxies };
+    outcome = /** @type {Outcome} */ ({ summary, thrown, items, rejects, proxies });
+    differences = compare(expected, outcome, options);
+    // A round trip (from-rejects lane): the rejects file, fixed, imported into the same table.
+    const rejectsObjects = summary?.rejectsObjects ?? [];
+    if (importCase.roundTrip !== undefined && differences.length === 0 && rejectsObjects.length > 0) {
+      /** @type {string[][]} */
+      const rows = [];
+      for (const object of rejectsObjects) {
+        const [header, ...rest] = await readRejects(s3, object);
+        if (rows.length === 0) rows.push(header);
+        rows.push(...rest);
+      }
+      const fixed = Buffer.from(fixedRejectsFile(rows, importCase, importCase.roundTrip.fixEvery));
+      const fixedKey = `${key}.fixed-rejects.csv`;
+      await s3.send(new PutObjectCommand({ Bucket: TEST_BUCKET, Key: fixedKey, Body: fixed }));
+      const format = options.format ?? 'csv';
+      const initialItems = [...expected.items.values()];
+      const expectedAgain =
+        format === 'csv'
+          ? expectedImport(fixed, { ...options, fromRejects: true, initialItems })
+          : expectedJsonImport(fixed, { format: /** @type {'jsonl' | 'dynamodb-json'} */ (format), tableKeys, columnTypes: options.columnTypes, setSeparator: options.setSeparator, mode: options.mode, initialItems, fromRejects: true });
+      process.env.DYNAMODB_ENDPOINT = endpoint;
+      /** @type {Record<string, any> | undefined} */
+      let summaryAgain;
+      /** @type {unknown} */
+      let thrownAgain;
+      try {
+        summaryAgain = /** @type {Record<string, any>} */ (await handler({ ...event, key: fixedKey, format, fromRejects: true, rejectsPrefix: 'oracle-rejects-again/' }, /** @type {any} */ (context)));
+      } catch (error) {
+        thrownAgain = error;
+      }
+      process.env.DYNAMODB_ENDPOINT = env.DYNAMODB_ENDPOINT;
+      /** @type {string[][]} */
+      const rejectsAgain = [];
+      for (const object of summaryAgain?.rejectsObjects ?? []) rejectsAgain.push(...(await readRejects(s3, object)).slice(1));
+      const outcomeAgain = { summary: summaryAgain, thrown: thrownAgain, items: await scanTable(env, table), rejects: rejectsAgain, proxies };
+      outcome.roundTrip = `round trip ${expectedAgain.rowsRead} rows, ${expectedAgain.rejects.length} rejected again, ${expectedAgain.items.size} items`;
+      differences.push(...compare(expectedAgain, outcomeAgain, options).map((difference) => `round trip (the fixed rejects file ${clip(JSON.stringify(fixed.toString('utf8')), 400)}): ${difference}`));
+    }
   } finally {
     process.env.DYNAMODB_ENDPOINT = env.DYNAMODB_ENDPOINT;
     for (const stop of stops.reverse()) await stop();
     await dynamodb.send(new DeleteTableCommand({ TableName: table })).catch(() => {});
   }
-  return { differences: compare(expected, outcome, options), expected, outcome };
+  return { differences, expected, outcome };
 }
 
 /**
@@ -411,7 +452,7 @@ export async function checkAgainstOracle(local, { numRuns, seed, path, features,
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
     const keys = importCase.tableKeys ?? tableKeysFor(importCase.options);
     const shape = `${importCase.objects === undefined ? (importCase.options.format ?? 'csv') : `prefix of ${importCase.objects.length} objects`}${importCase.options.mode === 'delete' ? ' delete' : ''} keys ${keys.partition.type}${keys.sort === undefined ? '' : `/${keys.sort.type}`}`;
-    log(`${lane} #${run} ${shape}, ${importCase.bytes.length} bytes, ${expected.error?.code ?? `${expected.rowsRead} rows, ${expected.items.size} items, ${expected.rejects.length} rejects`}; ${describeConditions(conditions)}: ${differences.length === 0 ? 'same' : `${differences.length} differences`} (${seconds} s)`);
+    log(`${lane} #${run} ${shape}, ${importCase.bytes.length} bytes, ${expected.error?.code ?? `${expected.rowsRead} rows, ${expected.items.size} items, ${expected.rejects.length} rejects`}; ${describeConditions(conditions)}${outcome.roundTrip === undefined ? '' : `; ${outcome.roundTrip}`}: ${differences.length === 0 ? 'same' : `${differences.length} differences`} (${seconds} s)`);
     if (differences.length === 0) return;
     savedAs = saveFailure(importCase, conditions, differences);
     const shown = differences.slice(0, 25);

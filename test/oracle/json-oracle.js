@@ -33,6 +33,8 @@ import {
   jsonToAttribute,
   keyBytes,
   keyIdOf,
+  readRecords,
+  utf8SourceOf as sourceOf,
   MAX_ITEM_BYTES,
   MAX_PARTITION_KEY_BYTES,
   MAX_SORT_KEY_BYTES,
@@ -54,6 +56,8 @@ import {
  * @property {string} [setSeparator]  default '|'
  * @property {string} [mode]          'put' (default) or 'delete'
  * @property {Item[]} [initialItems]
+ * @property {boolean} [fromRejects]  the file is a rejects file: CSV of line, reason, message and record,
+ *   each record one line of the source
  */
 
 /** @param {string} reason @returns {never} */
@@ -73,24 +77,13 @@ export function expectedJsonImport(bytes, options) {
   /** @type {import('./oracle.js').Reject[]} */
   const rejects = [];
   let rowsRead = 0;
-  const strict = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
-  let body = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? bytes.subarray(3) : bytes;
-  let line = 0;
-  while (body.length > 0) {
-    line++;
-    const end = body.indexOf(0x0a);
-    let raw = end === -1 ? body : body.subarray(0, end);
-    body = end === -1 ? Buffer.alloc(0) : body.subarray(end + 1);
-    if (raw[raw.length - 1] === 0x0d) raw = raw.subarray(0, -1);
-    let text;
-    try {
-      text = strict.decode(raw);
-    } catch {
+  for (const { line, text, reason } of options.fromRejects === true ? rejectsFileLines(bytes) : jsonLines(bytes)) {
+    if (text === undefined) {
       rowsRead++;
-      rejects.push({ line, reason: 'INVALID_UTF8' });
+      rejects.push({ line, reason: /** @type {string} */ (reason) });
       continue;
     }
-    if (/^[ \t]*$/.test(text)) continue;
+    if (options.fromRejects !== true && /^[ \t]*$/.test(text)) continue;
     rowsRead++;
     try {
       const row = options.format === 'jsonl' ? jsonLinesRow(text, options) : dynamodbJsonRow(text, options);
@@ -102,6 +95,43 @@ export function expectedJsonImport(bytes, options) {
     }
   }
   return { rowsRead, rejects, items, itemLines };
+}
+
+/**
+ * A JSON file's lines: each with its number and text, or the reason it has none (not UTF-8).
+ * @param {Buffer} bytes
+ * @returns {Array<{ line: number, text?: string, reason?: string }>}
+ */
+function jsonLines(bytes) {
+  const strict = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+  let body = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? bytes.subarray(3) : bytes;
+  const lines = [];
+  let line = 0;
+  while (body.length > 0) {
+    line++;
+    const end = body.indexOf(0x0a);
+    let raw = end === -1 ? body : body.subarray(0, end);
+    body = end === -1 ? Buffer.alloc(0) : body.subarray(end + 1);
+    if (raw[raw.length - 1] === 0x0d) raw = raw.subarray(0, -1);
+    try {
+      lines.push({ line, text: strict.decode(raw) });
+    } catch {
+      lines.push({ line, reason: 'INVALID_UTF8' });
+    }
+  }
+  return lines;
+}
+
+/**
+ * A JSON import's rejects file (fromRejects): CSV whose header is line, reason, message, record; each
+ * row's record is one line of the source, at the line its CSV record starts on.
+ * @param {Buffer} bytes
+ * @returns {Array<{ line: number, text?: string, reason?: string }>}
+ */
+function rejectsFileLines(bytes) {
+  const [header, ...rows] = readRecords(sourceOf(bytes), ',');
+  if (header?.fields?.join(',') !== 'line,reason,message,record') throw new Error('not the rejects file of a JSON import');
+  return rows.map((row) => (row.fields === undefined ? { line: row.line, reason: row.reason } : { line: row.line, text: row.fields[3] ?? '' }));
 }
 
 /** @param {string} text @returns {import('./json-text.js').JsonValue} */

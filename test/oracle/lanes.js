@@ -18,6 +18,8 @@
  *   prefix     one job over every object under a prefix: CSV, JSON Lines, DynamoDB JSON, each plain, gzip
  *              or zstd of two frames (if the zstd tool is installed), empty objects, gzip of nothing; each
  *              object's keys its own (objects run at once: no order between them)
+ *   from-rejects a csv-types, jsonl, ddb-json or keys case, then its rejects file with every n-th row
+ *              fixed (a fresh key, its other cells emptied), imported with fromRejects into the same table
  *
  * A case is a plain spec rendered to bytes, so fast-check shrinks the spec. Kinds of input that meet
  * known importer bugs can be switched off by feature (arbitraries.js FEATURES: nulKeys, oddBase64,
@@ -44,6 +46,7 @@ export const LANES = {
   delete: { about: 'mode delete over a table that holds items, CSV / JSON Lines / DynamoDB JSON' },
   spread: { about: 'spread 2-6 over CSV files sorted in DynamoDB\'s key order (S by UTF-8 bytes, N by value, B by bytes)' },
   prefix: { about: 'a prefix job over mixed objects: CSV, JSON Lines, DynamoDB JSON, gzip, zstd (two frames), empty, gzip of nothing' },
+  'from-rejects': { about: 'an import, then its rejects file, some rows fixed, imported with fromRejects into the same table' },
 };
 
 /**
@@ -80,6 +83,8 @@ export function laneCaseArbitrary(lane, features, limits = {}) {
       return spreadLane(features, Math.min(limits.maxRows ?? 160, 160));
     case 'prefix':
       return prefixLane(features, Math.min(limits.maxRows ?? 40, 40));
+    case 'from-rejects':
+      return fromRejectsLane(features, Math.min(limits.maxRows ?? 60, 60));
     default:
       throw new Error(`unknown lane ${lane}`);
   }
@@ -267,7 +272,7 @@ function joinLines(lines, shape) {
 /**
  * A case, with its description for replay.
  * @param {Buffer} bytes @param {Record<string, any>} options @param {TableKeys} tableKeys @param {number} rows
- * @param {{ initialItems?: Array<Record<string, any>>, objectSuffix?: string, objects?: JobObject[] }} [extra]
+ * @param {{ initialItems?: Array<Record<string, any>>, objectSuffix?: string, objects?: JobObject[], roundTrip?: { fixEvery: number } }} [extra]
  * @returns {ImportCase}
  */
 function importCase(bytes, options, tableKeys, rows, extra = {}) {
@@ -790,4 +795,55 @@ function prefixLane(features, maxRows) {
       const importCase_ = importCase(Buffer.alloc(0), options, tableKeys, rows, { objects });
       return Object.defineProperty({ ...importCase_, description: `prefix job of ${described}` }, fc.toStringMethod, { value: () => `prefix job of ${described}`, enumerable: false });
     });
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Lane: from-rejects round trips
+
+/** @param {Features} features @param {number} maxRows */
+function fromRejectsLane(features, maxRows) {
+  const withBadValues = new Set([...features, 'badValues']);
+  return fc
+    .record({
+      base: fc.oneof(csvTypesLane(withBadValues, maxRows), jsonLinesLane(withBadValues, maxRows), dynamodbJsonLane(withBadValues, maxRows), keysLane(withBadValues, maxRows)),
+      fixEvery: fc.constantFrom(1, 2, 3, 1000),
+    })
+    .map(({ base, fixEvery }) => {
+      // A rejects file is read as itself, in one place: no shuffle needed, none asked.
+      const description = `${base.description} round trip: every ${fixEvery}. reject fixed`;
+      return Object.defineProperty({ ...base, roundTrip: { fixEvery }, description }, fc.toStringMethod, { value: () => description, enumerable: false });
+    });
+}
+
+/**
+ * The rejects file fixed as a person would: every fixEvery-th row gets a key no other row has and its
+ * other cells emptied (a CSV row, padded or cut to the header), or a JSON line of that key alone; the
+ * other rows are left as they are (and are rejected again).
+ * @param {string[][]} rows  the rejects files' rows, the header first (line, reason, message, then the source's)
+ * @param {ImportCase} importCase  the first import's
+ * @param {number} fixEvery
+ * @returns {string}  the fixed file, CSV
+ */
+export function fixedRejectsFile(rows, importCase, fixEvery) {
+  const [header, ...records] = rows;
+  const keys = /** @type {TableKeys} */ (importCase.tableKeys);
+  const fresh = (/** @type {KeyType} */ type, /** @type {number} */ i) => (type === 'S' ? `fixed-${i}` : type === 'N' ? String(100000 + i) : Buffer.from([0xf0, i & 0xff, i >> 8]).toString('base64'));
+  const format = importCase.options.format ?? 'csv';
+  const fixed = records.map((row, i) => {
+    if (i % fixEvery !== 0) return row;
+    if (format === 'csv') {
+      const names = header.slice(3);
+      return [...row.slice(0, 3), ...names.map((name) => (name === keys.partition.name ? fresh(keys.partition.type, i) : name === keys.sort?.name ? fresh(keys.sort.type, i) : ''))];
+    }
+    const key = [keys.partition, keys.sort].filter((each) => each !== undefined);
+    /** @type {Record<string, any>} */
+    const members = {};
+    for (const each of key) {
+      const text = fresh(each.type, i);
+      members[each.name] = format === 'dynamodb-json' ? { members: { [each.type]: text } } : each.type === 'N' && importCase.options.columnTypes[each.name] === undefined ? { number: text } : text;
+    }
+    const line = jsonText({ members: format === 'dynamodb-json' ? { Item: { members } } : members });
+    return [...row.slice(0, 3), line];
+  });
+  return [header, ...fixed].map((row) => row.map((cell) => csvField(cell, false)).join(',')).join('\n') + '\n';
 }

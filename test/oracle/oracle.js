@@ -92,6 +92,7 @@ const COLUMN_TYPES = new Set(['S', 'N', 'BOOL', 'B', 'M', 'L', 'SS', 'NS', 'BS']
  * @property {string} [setSeparator]   default '|'
  * @property {string} [mode]           'put' (default) or 'delete'
  * @property {Item[]} [initialItems]   what the table holds before the import
+ * @property {boolean} [fromRejects]   the file is a rejects file: line, reason and message columns first
  */
 
 /**
@@ -136,6 +137,11 @@ export function expectedImport(bytes, options = {}) {
     if (names === undefined) {
       if (record.fields === undefined) return failed('HEADER', `line ${record.line}: the header record is ${record.reason}`);
       names = record.fields.map(trimSpaces);
+      // A rejects file (fromRejects): the importer's three columns, then the source's.
+      if (options.fromRejects === true) {
+        if (names.length < 4 || names[0] !== 'line' || names[1] !== 'reason' || names[2] !== 'message') return failed('HEADER', 'not a rejects file');
+        names = names.slice(3);
+      }
       const problem = headerProblem(names, settings);
       if (problem !== undefined) return failed('HEADER', problem);
       continue;
@@ -145,9 +151,10 @@ export function expectedImport(bytes, options = {}) {
       rejects.push({ line: record.line, reason: record.reason });
       continue;
     }
-    const row = rowToItem(record.fields, record.line, names, settings);
+    const fields = options.fromRejects === true ? record.fields.slice(3) : record.fields;
+    const row = rowToItem(fields, record.line, names, settings);
     if ('reason' in row) {
-      rejects.push({ line: record.line, reason: row.reason, fields: record.fields });
+      rejects.push({ line: record.line, reason: row.reason, fields });
       continue;
     }
     applyRow(items, itemLines, row.keyId, settings.mode === 'delete' ? undefined : row.item, record.line);
@@ -306,6 +313,9 @@ const WINDOWS_1252_80_9F = [
   '\u20ac', '\u0081', '\u201a', '\u0192', '\u201e', '\u2026', '\u2020', '\u2021', '\u02c6', '\u2030', '\u0160', '\u2039', '\u0152', '\u008d', '\u017d', '\u008f',
   '\u0090', '\u2018', '\u2019', '\u201c', '\u201d', '\u2022', '\u2013', '\u2014', '\u02dc', '\u2122', '\u0161', '\u203a', '\u0153', '\u009d', '\u017e', '\u0178',
 ];
+
+/** A UTF-8 file's units as the record reader walks them (no BOM handling). @param {Buffer} bytes */
+export const utf8SourceOf = (bytes) => utf8Source(bytes);
 
 /** @param {Buffer} bytes @returns {Source} */
 function utf8Source(bytes) {
