@@ -122,6 +122,7 @@ export function featuresFrom(text) {
  * @property {string} [objectSuffix]  the S3 key's ending, default .csv
  * @property {import('./lanes.js').JobObject[]} [objects]  a job over a prefix of these objects (bytes unused)
  * @property {{ fixEvery: number }} [roundTrip]  then its rejects file, fixed, imported with fromRejects
+ * @property {import('./lanes.js').Stop[]} [stops]  the import is stopped so, and resumed from its checkpoint
  */
 
 const LINE_BREAKS = ['\n', '\r\n', '\r'];

@@ -12,9 +12,10 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { handler } from '../../src/handler.js';
+import { handler, runJob } from '../../src/handler.js';
+import { resolveConfig } from '../../src/config.js';
 import { startFaultProxy } from '../support/fault-proxy.js';
-import { createTable, readRejects, TEST_BUCKET } from '../support/local.js';
+import { createTable, listKeys, readRejects, TEST_BUCKET } from '../support/local.js';
 import { conditionsArbitrary, describeCase } from './arbitraries.js';
 import { startJitterProxy } from './jitter-proxy.js';
 import { expectedJsonImport } from './json-oracle.js';
@@ -121,7 +122,7 @@ async function callDynamoDB(env, action, body) {
  * @property {Array<Record<string, any>>} items
  * @property {string[][]} rejects   rows of the rejects files: line, reason, message, fields...
  * @property {Record<string, unknown>} proxies  what the proxies did
- * @property {string} [roundTrip]  what the from-rejects import after it read (the oracle's counts)
+ * @property {string} [roundTrip]  what the from-rejects import after it read (the oracle's counts), or where the stops came
  */
 
 /**
@@ -197,8 +198,10 @@ export async function runCase(local, importCase, conditions) {
     let summary;
     /** @type {unknown} */
     let thrown;
+    /** @type {string[]} */
+    const stopsTaken = [];
     try {
-      summary = /** @type {Record<string, any>} */ (await handler(event, /** @type {any} */ (context)));
+      summary = /** @type {Record<string, any>} */ (importCase.stops === undefined ? await handler(event, /** @type {any} */ (context)) : await runStopped(event, importCase.stops, context, stopsTaken));
     } catch (error) {
       thrown = error;
     }
@@ -206,16 +209,18 @@ export async function runCase(local, importCase, conditions) {
     const items = await scanTable(env, table);
     /** @type {string[][]} */
     const rejects = [];
-    for (const object of summary?.rejectsObjects ?? []) {
+    // A stopped and resumed import: every run's rejects files, listed (each run names its own).
+    const rejectsObjects = importCase.stops === undefined ? summary?.rejectsObjects ?? [] : await listKeys(s3, `oracle-rejects/${key}/`);
+    for (const object of rejectsObjects) {
       const [, ...rows] = await readRejects(s3, object);
       // A prefix job's rejects files are named after their object: each line is that object's.
       const source = objects?.find((each) => object.startsWith(`oracle-rejects/${key}${each.name}/`));
       rejects.push(...rows.map((row) => (objects === undefined ? row : [`${source?.name ?? object}:${row[0]}`, ...row.slice(1)])));
     }
     outcome = /** @type {Outcome} */ ({ summary, thrown, items, rejects, proxies });
+    if (importCase.stops !== undefined) outcome.roundTrip = stopsTaken.length === 0 ? 'finished before any stop' : stopsTaken.join(', then ');
     differences = compare(expected, outcome, options);
     // A round trip (from-rejects lane): the rejects file, fixed, imported into the same table.
-    const rejectsObjects = summary?.rejectsObjects ?? [];
     if (importCase.roundTrip !== undefined && differences.length === 0 && rejectsObjects.length > 0) {
       /** @type {string[][]} */
       const rows = [];
@@ -257,6 +262,42 @@ export async function runCase(local, importCase, conditions) {
     await dynamodb.send(new DeleteTableCommand({ TableName: table })).catch(() => {});
   }
   return { differences, expected, outcome };
+}
+
+/**
+ * Runs an import as the command line does, stopped as `stops` say (the first Ctrl-C stops reading and lets
+ * the writes end; a second gives them up), each time resumed from the checkpoint it returned; the last
+ * run's summary.
+ * @param {Record<string, any>} event @param {import('./lanes.js').Stop[]} stops @param {any} context
+ * @param {string[]} [stopsTaken]  where each stop came, as it is found
+ */
+async function runStopped(event, stops, context, stopsTaken = /** @type {string[]} */ ([])) {
+  let payload = event;
+  for (let run = 0; ; run++) {
+    const stop = new AbortController();
+    const abandon = new AbortController();
+    const plan = stops[run];
+    /** @type {NodeJS.Timeout[]} */
+    const timers = [];
+    if (plan !== undefined) {
+      timers.push(
+        setTimeout(() => {
+          stop.abort();
+          if (plan.abandon) timers.push(setTimeout(() => abandon.abort(), plan.abandonAfterMs));
+        }, plan.afterMs),
+      );
+    }
+    let result;
+    try {
+      result = /** @type {Record<string, any>} */ (await runJob(payload, resolveConfig(payload, process.env), context, { stop: stop.signal, abandon: abandon.signal }));
+    } finally {
+      for (const timer of timers) clearTimeout(timer);
+    }
+    if (result.stopped !== true) return { ...result, stopsMet: run };
+    const replay = result.checkpoint?.replay?.rows;
+    stopsTaken.push(`stopped at line ${result.checkpoint?.line}${replay === undefined ? '' : `, ${replay} rows handed on`}`);
+    payload = { ...event, checkpoint: result.checkpoint };
+  }
 }
 
 /**

@@ -20,6 +20,8 @@
  *              object's keys its own (objects run at once: no order between them)
  *   from-rejects a csv-types, jsonl, ddb-json or keys case, then its rejects file with every n-th row
  *              fixed (a fresh key, its other cells emptied), imported with fromRejects into the same table
+ *   resume     a csv, keys, jsonl or ddb-json case stopped 1-3 times at a random moment (as Ctrl-C does;
+ *              a second one gives the writes in flight up), each time resumed from its checkpoint
  *
  * A case is a plain spec rendered to bytes, so fast-check shrinks the spec. Kinds of input that meet
  * known importer bugs can be switched off by feature (arbitraries.js FEATURES: nulKeys, oddBase64,
@@ -47,6 +49,7 @@ export const LANES = {
   spread: { about: 'spread 2-6 over CSV files sorted in DynamoDB\'s key order (S by UTF-8 bytes, N by value, B by bytes)' },
   prefix: { about: 'a prefix job over mixed objects: CSV, JSON Lines, DynamoDB JSON, gzip, zstd (two frames), empty, gzip of nothing' },
   'from-rejects': { about: 'an import, then its rejects file, some rows fixed, imported with fromRejects into the same table' },
+  resume: { about: 'imports stopped (and their writes given up) 1-3 times at random moments, each resumed from its checkpoint' },
 };
 
 /**
@@ -85,6 +88,8 @@ export function laneCaseArbitrary(lane, features, limits = {}) {
       return prefixLane(features, Math.min(limits.maxRows ?? 40, 40));
     case 'from-rejects':
       return fromRejectsLane(features, Math.min(limits.maxRows ?? 60, 60));
+    case 'resume':
+      return resumeLane(features, limits);
     default:
       throw new Error(`unknown lane ${lane}`);
   }
@@ -272,7 +277,7 @@ function joinLines(lines, shape) {
 /**
  * A case, with its description for replay.
  * @param {Buffer} bytes @param {Record<string, any>} options @param {TableKeys} tableKeys @param {number} rows
- * @param {{ initialItems?: Array<Record<string, any>>, objectSuffix?: string, objects?: JobObject[], roundTrip?: { fixEvery: number } }} [extra]
+ * @param {{ initialItems?: Array<Record<string, any>>, objectSuffix?: string, objects?: JobObject[], roundTrip?: { fixEvery: number }, stops?: Stop[] }} [extra]
  * @returns {ImportCase}
  */
 function importCase(bytes, options, tableKeys, rows, extra = {}) {
@@ -846,4 +851,29 @@ export function fixedRejectsFile(rows, importCase, fixEvery) {
     return [...row.slice(0, 3), line];
   });
   return [header, ...fixed].map((row) => row.map((cell) => csvField(cell, false)).join(',')).join('\n') + '\n';
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Lane: stop, abandon, resume
+
+/**
+ * A stop of a run: after afterMs the reading stops (the first Ctrl-C); with abandon, abandonAfterMs
+ * later the writes in flight are given up too (the second).
+ * @typedef {{ afterMs: number, abandon: boolean, abandonAfterMs: number }} Stop
+ */
+
+/** @param {Features} features @param {{ maxRows?: number }} limits */
+function resumeLane(features, limits) {
+  const csvFeatures = new Set([...features].filter((feature) => feature !== 'shards' && feature !== 'segments'));
+  // Most imports here take 50-300 ms: stops early on, often at once.
+  const stop = fc.record({ afterMs: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 15 }), fc.integer({ min: 0, max: 80 })), abandon: fc.nat(2).map((n) => n === 2), abandonAfterMs: fc.integer({ min: 0, max: 10 }) });
+  return fc
+    .record({
+      base: fc.oneof(importCaseArbitrary(csvFeatures, { maxRows: Math.min(limits.maxRows ?? 300, 300) }), keysLane(features, 120), jsonLinesLane(features, 80), dynamodbJsonLane(features, 80)),
+      stops: fc.array(stop, { minLength: 1, maxLength: 3 }),
+    })
+    .map(({ base, stops }) => {
+      const description = `${base.description} stopped: ${JSON.stringify(stops)}`;
+      return Object.defineProperty({ ...base, stops, description }, fc.toStringMethod, { value: () => description, enumerable: false });
+    });
 }
