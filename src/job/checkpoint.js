@@ -8,6 +8,7 @@ import { v5 as uuidv5 } from 'uuid';
 import { ConfigError } from '../errors.js';
 import { TOTALS } from '../observe/counters.js';
 import { ENCODINGS } from '../records/text-encoding.js';
+import { KEY_ID_FORM } from '../items/key-id.js';
 
 const JOB_NAMESPACE = 'a6a3c0f4-1f0e-4c55-9d6b-0c3f1a7e2b91';
 
@@ -46,7 +47,11 @@ export function jobIdFor(source, etag, table) {
  * @property {Spread} [spread]  the ranges `spread` reads, each with its cursor (then `byte` and `line` are the first unfinished range's)
  */
 
-/** @typedef {{ ranges: import('./read-spread.js').SpreadRange[] }} Spread */
+/**
+ * @typedef {object} Spread
+ * @property {import('./read-spread.js').SpreadRange[]} ranges
+ * @property {string} [keyIds]  the form of the ranges' key spans (key-id.js KEY_ID_FORM); absent: from before it
+ */
 
 /**
  * Rows a segment read but could not see written before its time ran out, saved as JSON for the next
@@ -203,7 +208,7 @@ export function segmentStart({ checkpoint, shard, etag }) {
     // Absent from a checkpoint or a cut range made before formats: CSV. A shard from the object's start decides.
     format: checkpoint?.format ?? shard?.format ?? (checkpoint !== undefined || (shard !== undefined && shard.start > 0) ? 'csv' : undefined),
     replay: checkpoint?.replay,
-    spread: checkpoint?.spread,
+    spread: checkpoint?.spread === undefined ? undefined : spreadWithKnownSpans(checkpoint.spread),
     shard: shard?.index ?? 0,
     shards: shard?.count ?? 1,
     startedAt: checkpoint?.startedAt ?? new Date().toISOString(),
@@ -213,6 +218,17 @@ export function segmentStart({ checkpoint, shard, etag }) {
     rejectsObjects: [...(checkpoint?.rejectsObjects ?? [])],
     rejectSample: [...(checkpoint?.rejectSample ?? [])],
   };
+}
+
+/**
+ * A spread as saved, less key spans saved in a form of keyIds from before the current one (composite keys
+ * were joined otherwise): the ranges learn them again from the rows they read next.
+ * @param {Spread} spread
+ * @returns {Spread}
+ */
+function spreadWithKnownSpans(spread) {
+  if (spread.keyIds === KEY_ID_FORM) return spread;
+  return { keyIds: KEY_ID_FORM, ranges: spread.ranges.map(({ min: _min, max: _max, ...range }) => range) };
 }
 
 /**

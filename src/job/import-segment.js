@@ -6,7 +6,7 @@
  * and returns a checkpoint for the next segment.
  */
 import { runningInLambda } from '../config.js';
-import { keyIdReader } from '../items/key-id.js';
+import { KEY_ID_FORM, keyIdReader } from '../items/key-id.js';
 import { createShuffleWindow } from '../items/shuffle.js';
 import { supersede } from '../items/superseded.js';
 import { openBytes } from '../source/open-bytes.js';
@@ -92,7 +92,7 @@ export async function runImport(config, { clients, logger, stopBy = Infinity, de
       buildItem = stages.onHeader(plan.header);
     }
     spreadEncoding = plan.encoding;
-    spread = { ranges: plan.ranges };
+    spread = { keyIds: KEY_ID_FORM, ranges: plan.ranges };
   }
   if (spread !== undefined) input.close();
   const report = await startSegmentReport({ config, store, logger, start, jobId, source, totalBytes: input.gzip ? undefined : source.contentLength, header: () => (format === 'csv' ? header : ['record']), publishMetrics });
