@@ -17,6 +17,7 @@ import { ConfigError } from '../errors.js';
 import { formatOf, rowStages } from './row-stages.js';
 import { ceilingOf, checkRecoverable, tableFacts } from '../write/table-facts.js';
 import { jobIdFor, segmentStart } from './checkpoint.js';
+import { writeOptionsOf } from './write-options.js';
 import { IMPORT_FROM_S3_USD_PER_GB, NEW_ON_DEMAND_WRITES_PER_SECOND, ON_DEMAND_USD_PER_MILLION_WRITES, PRICES_READ_ON } from './prices.js';
 import { readRows } from './read-rows.js';
 
@@ -42,7 +43,7 @@ export async function runDryRun(config, { clients, logger, stop }) {
   // The same records and items stages as an import's, so that the dry run rejects what the import would;
   // an item's JSON is read only for its secondary indexes.
   const stages = rowStages({ format, config, start, source: input.source, keys: tableKeysOf(table), sized: true, json: cost.indexes.length > 0 });
-  const jobId = jobIdFor(sourceId(config), input.source.etag, config.table);
+  const jobId = jobIdFor(sourceId(config), input.source.etag, config.table, writeOptionsOf(config), config.runId);
   const totalBytes = input.gzip ? undefined : input.source.contentLength;
   const stats = createStats();
   const keys = createKeyCount();

@@ -9,8 +9,9 @@ import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import { hostname } from 'node:os';
 import { sumSummaries } from '../observe/counters.js';
 import { etagOf } from '../source/s3-object.js';
-import { planKey, shardStatusKey } from './object-keys.js';
+import { latestJobKey, planKey, shardStatusKey } from './object-keys.js';
 import { jobIdFor } from './checkpoint.js';
+import { writeOptionsOf } from './write-options.js';
 import { JobRunningError } from '../errors.js';
 
 /**
@@ -66,12 +67,30 @@ export function runnerOf() {
 }
 
 /**
- * The job id of the object's current version (from its ETag) into a table, as an import would name its job.
- * @param {import('@aws-sdk/client-s3').S3Client} s3 @param {string} bucket @param {string} key @param {string} table
+ * Records that a job of this source version into this table started, for `status` by the source's name.
+ * @param {import('./output-store.js').OutputStore} store @param {string} statusPrefix
+ * @param {{ source: string, etag: string, table: string, jobId: string, options: import('./write-options.js').WriteOptions }} job
  */
-export async function jobIdOfObject(s3, bucket, key, table) {
-  const head = await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
-  return jobIdFor(`${bucket}/${key}`, etagOf(head), table);
+export async function recordLatestJob(store, statusPrefix, { source, etag, table, jobId, options }) {
+  await store.putJson(latestJobKey(statusPrefix, source, etag, table), { jobId, options, startedAt: new Date().toISOString() });
+}
+
+/**
+ * The job last started of this source version into this table, if any.
+ * @param {import('./output-store.js').OutputStore} store @param {string} statusPrefix
+ * @param {string} source @param {string} etag @param {string} table
+ * @returns {Promise<{ jobId: string, options: import('./write-options.js').WriteOptions, startedAt: string } | undefined>}
+ */
+export const latestJob = (store, statusPrefix, source, etag, table) => store.getJson(latestJobKey(statusPrefix, source, etag, table));
+
+/**
+ * The job id of an import of the object's current version (from its ETag), as the import names its job.
+ * @param {import('@aws-sdk/client-s3').S3Client} s3
+ * @param {Pick<import('../config.js').ImportConfig, 'table' | 'runId' | import('./write-options.js').WriteOptionName> & { bucket: string, key: string }} config
+ */
+export async function jobIdOfObject(s3, config) {
+  const head = await s3.send(new HeadObjectCommand({ Bucket: config.bucket, Key: config.key }));
+  return jobIdFor(`${config.bucket}/${config.key}`, etagOf(head), config.table, writeOptionsOf(config), config.runId);
 }
 
 /**
