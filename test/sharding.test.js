@@ -210,6 +210,24 @@ describe('a sharded job', () => {
     expect(busySeconds.length).toBeGreaterThanOrEqual(Math.floor(totals.wcu / maxWcu));
   });
 
+  it('holds a job-wide cap smaller than a call: each shard sends calls small enough for its share (issue 35, defect 6)', async () => {
+    const model = await startCapacityModel({});
+    onCleanup(() => model.stop());
+    process.env.DYNAMODB_ENDPOINT = model.endpoint;
+    await upload(s3, 'sharded/small-cap.csv', generatedCsv(60, 4));
+
+    // Four shards sharing 10 WCU/s: each one's share is 2; calls of 25 sent 99 WCU in the first second.
+    const maxWcu = 10;
+    const job = jobSummaryOf(await handler({ bucket: TEST_BUCKET, key: 'sharded/small-cap.csv', table: 'small-cap-table', shards: 4, maxWcu }));
+    expect(job).toMatchObject({ state: 'done', written: 60, balanced: true });
+    const { totals, perSecond } = model.stats();
+    expect(totals.wcu).toBe(60);
+    const busy = perSecond.slice(perSecond.findIndex((second) => second.wcu > 0)).map((second) => second.wcu);
+    console.info(JSON.stringify({ figures: 'job maxWcu 10 over 4 shards', wcuPerSecond: busy }));
+    // Within 1.05 x the cap plus one item in every second.
+    expect(Math.max(...busy)).toBeLessThanOrEqual(1.05 * maxWcu + 1);
+  });
+
   it('refuses a bad header when it plans, is planned anew when a re-run changes its options before any shard has started, and refuses other options once shards have', async () => {
     const table = await createTable(dynamodb);
     const csv = mixedCsv(4_000).csv.replaceAll(',', ';');
