@@ -37,8 +37,9 @@ export async function runDryRun(config, { clients, logger, stop }) {
   const pointInTimeRecovery = await checkRecoverable(clients.dynamodb, config, facts, (message, fields) => logger.warn(message, fields));
   const start = segmentStart({ checkpoint: undefined, shard: undefined, etag: config.etag });
   const input = await openBytes(clients.s3, config, start, (event) => logger.warn('source re-opened', { ...event }));
-  const { format, body } = await formatOf(config, start, input.body);
-  if (format === 'csv') checkKeyTypes(table, config);
+  const { format, body, empty } = await formatOf(config, start, input.body);
+  // A file of no bytes has no header and no rows: no column types to check against the table.
+  if (format === 'csv' && !empty) checkKeyTypes(table, config);
   const cost = createWriteCost(table);
   // The same records and items stages as an import's, so that the dry run rejects what the import would;
   // an item's JSON is read only for its secondary indexes.

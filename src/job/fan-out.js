@@ -143,7 +143,8 @@ async function planCollection(config, s3, store) {
   const notes = [...found.notes];
   for (const object of found.objects) {
     const wanted = config.bytesPerShard === undefined ? 1 : Math.ceil(object.bytes / config.bytesPerShard);
-    const whole = { key: object.key, etag: object.etag, start: 0, end: object.bytes, line: 0 };
+    // An export's data files are DynamoDB JSON, whatever their names say and however little they hold.
+    const whole = { key: object.key, etag: object.etag, start: 0, end: object.bytes, line: 0, ...(found.export !== undefined && config.format === 'auto' ? { format: /** @type {const} */ ('dynamodb-json') } : {}) };
     if (wanted <= 1) {
       shards.push({ index: shards.length, ...whole });
       continue;

@@ -64,8 +64,9 @@ export async function runImport(config, { clients, logger, stopBy = Infinity, de
   const store = outputStoreFor(config, clients.s3);
   const input = await openBytes(clients.s3, config, start, (event) => logger.warn('source re-opened', { ...where, ...event }));
   const { source } = input;
-  const { format, body } = await formatOf(config, start, input.body);
-  if (format === 'csv') checkKeyTypes(description, config);
+  const { format, body, empty } = await formatOf(config, start, input.body);
+  // A file of no bytes has no header and no rows: no column types to check against the table.
+  if (format === 'csv' && !empty) checkKeyTypes(description, config);
   if (!input.gzip && start.byte > source.contentLength) {
     input.close();
     throw new JobError(`the checkpoint starts at byte ${start.byte} of ${sourceWhere(config)}, which has ${source.contentLength}: it is not this file's checkpoint, or it was changed; run the job again from its start`);
