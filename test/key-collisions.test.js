@@ -36,6 +36,20 @@ describe('keys that must not be confused', () => {
     expect(items).toEqual(rows.map((row) => [row.pk, row.sk, row.v]).sort());
   });
 
+  it('rejects the one row a server cannot read (SerializationException) and writes the rest of its call (defect 8)', async () => {
+    const table = await createTable(local.dynamodb);
+    const rows = Array.from({ length: 40 }, (_, i) => `k${i},v${i}`);
+    await upload(local.s3, 'collisions/serialization.csv', ['id,v', ...rows, ''].join('\n'));
+    // As a server answers an item it cannot decode: the whole call refused, whatever else it holds.
+    const proxy = await startFaultProxy({ target: local.env.DYNAMODB_ENDPOINT, refuseItem: (request) => (request.PutRequest?.Item?.id?.S === 'k17' ? 'SerializationException' : undefined) });
+    cleanup(() => proxy.stop());
+    process.env.DYNAMODB_ENDPOINT = proxy.endpoint;
+    const summary = await importJob({ bucket: TEST_BUCKET, key: 'collisions/serialization.csv', table });
+    expect({ written: summary.written, rejected: summary.rejectedByReason, balanced: summary.balanced }).toEqual({ written: 39, rejected: { REJECTED_BY_TABLE: 1 }, balanced: true });
+    expect(summary.rejectSample).toEqual([{ line: 19, reason: 'REJECTED_BY_TABLE' }]);
+    expect(await scanTable(local.env, table)).toHaveLength(39);
+  });
+
   it('keeps the later row of a binary key written two ways, even when the earlier row\'s call is held back (defect 2)', async () => {
     const table = await createTable(local.dynamodb, { partition: { name: 'id', type: 'B' } });
     // AQ== and AR== are both the byte 0x01. Forty keys between them put the two rows in two calls.
