@@ -13,6 +13,15 @@ import { outputStoreFor } from './job/output-store.js';
 import { logger } from './observe/logger.js';
 
 const payload = JSON.parse(process.env.SHARD_PAYLOAD ?? 'null');
+// Started by a command that is gone (killed): stop, rather than write on for no one. The shard's status
+// names this process, so a reader sees at once that it is lost, and a re-run runs it again.
+if (process.channel !== undefined) {
+  process.channel.unref();
+  process.once('disconnect', () => {
+    logger.warn('worker stopped: the command that started it is gone', { shard: payload?.shard?.index, key: payload?.key });
+    process.exit(1);
+  });
+}
 try {
   await runJob(payload, resolveConfig(payload, process.env), undefined);
 } catch (error) {

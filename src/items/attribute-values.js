@@ -60,12 +60,12 @@ const TYPES = new Set(['S', 'N', 'B', 'BOOL', 'NULL', 'M', 'L', 'SS', 'NS', 'BS'
  * Checks one attribute value of DynamoDB JSON, deeply: one known type, a value of that type's shape,
  * numbers DynamoDB takes, base64 binaries, sets non-empty and without duplicates.
  * @param {unknown} value
- * @param {string} path  where it is, for the message: `"a"`, `"a".b[2]`
+ * @param {string} path  what and where it is, for the message: `attribute "a"`, `attribute "a"."b"[2]`, `column "c"`
  * @param {number} line
  * @returns {asserts value is AttributeValue}
  */
 export function checkAttributeValue(value, path, line) {
-  const bad = (/** @type {string} */ what) => new RowError('INVALID_ATTRIBUTE_VALUE', `line ${line}: attribute ${path} ${what}`);
+  const bad = (/** @type {string} */ what) => new RowError('INVALID_ATTRIBUTE_VALUE', `line ${line}: ${path} ${what}`);
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw bad('is not a typed value such as {"S": "text"}');
   const types = Object.keys(value);
   if (types.length !== 1 || !TYPES.has(types[0])) throw bad(`has ${types.length === 1 ? `type ${JSON.stringify(types[0])}` : `${types.length} types`}; a value has one of S, N, B, BOOL, NULL, M, L, SS, NS, BS`);
@@ -74,13 +74,13 @@ export function checkAttributeValue(value, path, line) {
   switch (type) {
     case 'S':
       if (typeof inner !== 'string') throw bad('is typed S but its value is not a string');
-      checkWellFormed(inner, `attribute ${path}`, line);
+      checkWellFormed(inner, path, line);
       return;
     case 'N':
-      if (typeof inner !== 'string' || !isDynamoNumber(inner)) throw new RowError('INVALID_NUMBER', `line ${line}: attribute ${path} is typed N but its value is not a number DynamoDB takes, written as a string`);
+      if (typeof inner !== 'string' || !isDynamoNumber(inner)) throw new RowError('INVALID_NUMBER', `line ${line}: ${path} is typed N but its value is not a number DynamoDB takes, written as a string`);
       return;
     case 'B':
-      if (typeof inner !== 'string' || !isBase64(inner)) throw new RowError('INVALID_BINARY', `line ${line}: attribute ${path} is typed B but its value is not base64`);
+      if (typeof inner !== 'string' || !isBase64(inner)) throw new RowError('INVALID_BINARY', `line ${line}: ${path} is typed B but its value is not base64`);
       /** @type {AttributeValue} */ (value).B = canonicalBase64(inner);
       return;
     case 'BOOL':
@@ -92,7 +92,7 @@ export function checkAttributeValue(value, path, line) {
     case 'M':
       if (inner === null || typeof inner !== 'object' || Array.isArray(inner)) throw bad('is typed M but its value is not an object');
       for (const [name, member] of Object.entries(inner)) {
-        checkName(name, `attribute ${path}`, line);
+        checkName(name, path, line);
         checkAttributeValue(member, `${path}.${JSON.stringify(name)}`, line);
       }
       return;
@@ -111,17 +111,17 @@ export function checkAttributeValue(value, path, line) {
  * @param {'SS' | 'NS' | 'BS'} type @param {unknown} members @param {string} path @param {number} line
  */
 export function checkSet(type, members, path, line) {
-  if (!Array.isArray(members) || members.length === 0) throw new RowError('INVALID_SET', `line ${line}: attribute ${path} is typed ${type} but is ${Array.isArray(members) ? 'empty; DynamoDB has no empty sets (leave the attribute out)' : 'not an array'}`);
+  if (!Array.isArray(members) || members.length === 0) throw new RowError('INVALID_SET', `line ${line}: ${path} is typed ${type} but is ${Array.isArray(members) ? 'empty; DynamoDB has no empty sets (leave the attribute out)' : 'not an array'}`);
   const seen = new Set();
   for (let i = 0; i < members.length; i++) {
     const member = members[i];
-    if (typeof member !== 'string') throw new RowError('INVALID_SET', `line ${line}: attribute ${path} is typed ${type} but has a member that is not a string`);
-    if (type === 'NS' && !isDynamoNumber(member)) throw new RowError('INVALID_NUMBER', `line ${line}: attribute ${path} is typed NS but has a member that is not a number DynamoDB takes`);
-    if (type === 'BS' && !isBase64(member)) throw new RowError('INVALID_BINARY', `line ${line}: attribute ${path} is typed BS but has a member that is not base64`);
-    if (type === 'SS') checkWellFormed(member, `a member of attribute ${path}`, line);
+    if (typeof member !== 'string') throw new RowError('INVALID_SET', `line ${line}: ${path} is typed ${type} but has a member that is not a string`);
+    if (type === 'NS' && !isDynamoNumber(member)) throw new RowError('INVALID_NUMBER', `line ${line}: ${path} is typed NS but has a member that is not a number DynamoDB takes`);
+    if (type === 'BS' && !isBase64(member)) throw new RowError('INVALID_BINARY', `line ${line}: ${path} is typed BS but has a member that is not base64`);
+    if (type === 'SS') checkWellFormed(member, `a member of ${path}`, line);
     if (type === 'BS') members[i] = canonicalBase64(member);
     const id = type === 'NS' ? normalizeNumber(member) : members[i];
-    if (seen.has(id)) throw new RowError('INVALID_SET', `line ${line}: attribute ${path} is typed ${type} but has a member twice; a set's members are distinct`);
+    if (seen.has(id)) throw new RowError('INVALID_SET', `line ${line}: ${path} is typed ${type} but has a member twice; a set's members are distinct`);
     seen.add(id);
   }
 }

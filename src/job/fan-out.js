@@ -337,7 +337,8 @@ export function startLocalWorkers(payloads, { output } = {}) {
   const env = { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
   const children = payloads.map((payload, i) => {
     const out = output?.(i) ?? 'inherit';
-    return spawn(process.execPath, [WORKER], { env: { ...env, SHARD_PAYLOAD: JSON.stringify(payload) }, stdio: ['ignore', out, out] });
+    // The IPC channel closes when this process dies, however (a SIGKILL too): the worker then stops.
+    return spawn(process.execPath, [WORKER], { env: { ...env, SHARD_PAYLOAD: JSON.stringify(payload) }, stdio: ['ignore', out, out, 'ipc'] });
   });
   const done = Promise.all(
     children.map(

@@ -172,6 +172,16 @@ export async function checkNotRunningElsewhere(store, prefix, jobId, shard, now 
   throw new JobRunningError(`job ${jobId}${shard > 0 ? ` shard ${shard + 1}` : ''} is being run by ${who} (last status ${status.updatedAt}): two runs at once could leave older rows of a key after newer ones; wait for it to end (ddbload status shows it), or stop it and resume from its checkpoint`);
 }
 
+/**
+ * A running shard whose runner is a process on this host that is gone (not one that handed over): lost at
+ * once, not after its heartbeat's silence.
+ * @param {ShardStatus} status
+ */
+function runnerGone(status) {
+  const runner = status.runner;
+  return status.handedOverAt === undefined && runner !== undefined && 'pid' in runner && runner.host === hostname() && runner.pid !== process.pid && !processAlive(runner.pid);
+}
+
 /** @param {number} pid */
 function processAlive(pid) {
   try {
@@ -208,8 +218,10 @@ export async function readJobStatus(store, prefix, jobId, knownPlan, now = Date.
   const shards = found.map((status, index) => {
     // A status of another cut of the job (an unsharded run's, before this plan) is not this shard's.
     if (status === undefined || (status.shards !== undefined && status.shards !== count)) return { jobId, shard: index, shards: count, state: 'pending', updatedAt: '', rowsRead: 0, written: 0, rejected: 0 };
+    if (status.state !== 'running') return status;
+    if (runnerGone(status)) return { ...status, state: 'lost', error: `its process ${/** @type {{ pid: number }} */ (status.runner).pid} on this host ended without finishing it (killed); run the job again to re-run it` };
     const silentMs = now - (Date.parse(status.updatedAt) || 0);
-    return status.state === 'running' && silentMs > silenceAllowedMs(status) ? { ...status, state: 'lost', error: `no status update for ${Math.round(silentMs / 1000)} s: the run was killed or timed out; run the job again to re-run it` } : status;
+    return silentMs > silenceAllowedMs(status) ? { ...status, state: 'lost', error: `no status update for ${Math.round(silentMs / 1000)} s: the run was killed or timed out; run the job again to re-run it` } : status;
   });
   return { jobId, plan, shards, total: totalOf(shards, plan) };
 }
