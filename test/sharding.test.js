@@ -255,8 +255,11 @@ describe('a shard whose run was killed without a word', () => {
     expect(first.state).toBe('done');
     const statusKey = `_imports/${first.jobId}/shard-0002.json`;
     const done = JSON.parse(await readObject(s3, statusKey));
-    // As a run killed mid-way leaves it: running, last updated ten minutes ago, heartbeat one second.
-    await upload(s3, statusKey, JSON.stringify({ ...done, state: 'running', updatedAt: new Date(Date.now() - 600_000).toISOString(), heartbeatMs: 1_000 }));
+    // As a run killed mid-way leaves it: running, last updated ten minutes ago, heartbeat one second. Its
+    // runner is elsewhere (a Lambda's), so only the silence tells (a process of this host that is gone is
+    // lost at once: test/cli.test.js).
+    const elsewhere = { logGroup: '/aws/lambda/f', logStream: '2026/11/26/[$LATEST]0123' };
+    await upload(s3, statusKey, JSON.stringify({ ...done, state: 'running', runner: elsewhere, updatedAt: new Date(Date.now() - 600_000).toISOString(), heartbeatMs: 1_000 }));
     const lost = await readJobStatus(bucketStore(s3, TEST_BUCKET), '_imports/', first.jobId);
     expect(lost?.shards[1]).toMatchObject({ state: 'lost', error: expect.stringMatching(/no status update for \d+ s: the run was killed or timed out/) });
     expect(lost?.total.state).toBe('lost');
@@ -265,7 +268,7 @@ describe('a shard whose run was killed without a word', () => {
     expect(rerun.written + rerun.duplicatesCollapsed).toBe(goodRows);
 
     // A running shard that is alive (updated just now) is not started a second time.
-    await upload(s3, statusKey, JSON.stringify({ ...done, state: 'running', updatedAt: new Date().toISOString(), heartbeatMs: 1_000 }));
+    await upload(s3, statusKey, JSON.stringify({ ...done, state: 'running', runner: elsewhere, updatedAt: new Date().toISOString(), heartbeatMs: 1_000 }));
     await expect(handler(options)).rejects.toThrow(/1 of 2 shards did not finish \(shard 2: running\)/);
   });
 });
