@@ -109,7 +109,7 @@ async function main() {
       await uploadStream(servers.s3, BUCKET, key, (body) => writeCsv(body, { rows, seed: 42, sorted: false }));
     }
 
-    const jobId = await jobIdOfObject(servers.s3, BUCKET, key, TABLE);
+    const jobId = await jobIdOfObject(servers.s3, { ...config, bucket: BUCKET, key });
     log(`Job ${jobId}; in another terminal, while this runs: npm run status -- ${jobId} --watch`);
 
     // As on Lambda, a duplicated invocation of a job is a no-op (src/job/idempotency.js).

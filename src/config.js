@@ -169,7 +169,7 @@ export function resolveConfig(payload, env) {
     const label = payload[option.name] === undefined && fromEnv !== undefined ? `${option.name} (env ${option.env})` : option.name;
     config[option.name] = option.parse(raw, label);
   }
-  checkSource(config);
+  checkSource(config, payload);
   // Rejects and status go beside the source unless the deployment names a bucket of its own for them.
   config.outputBucket ??= config.bucket;
   config.tableRegion ??= config.region;
@@ -193,9 +193,13 @@ function checkTableAllowed(requested, configured, allowed) {
 /**
  * An import reads one S3 object (bucket and key) or, off Lambda, one local file.
  * @param {Record<string, unknown>} config
+ * @param {Record<string, unknown>} payload
  */
-function checkSource(config) {
+function checkSource(config, payload) {
   if (config.prefix === undefined && /** @type {string[]} */ (config.suffix).length > 0) throw new ConfigError('suffix', config.suffix, 'filters the objects under a prefix: use it with "prefix"');
+  if (payload.maxObjects !== undefined && !isCollection(/** @type {ImportConfig} */ (config))) {
+    throw new ConfigError('maxObjects', payload.maxObjects, 'bounds the objects of a job over a prefix or a DynamoDB export; this import reads one object or file: leave maxObjects out');
+  }
   if (config.file !== undefined) {
     if (runningInLambda()) throw new ConfigError('file', config.file, 'a Lambda imports from S3: name the object with "bucket" and "key"');
     for (const name of ['bucket', 'key', 'prefix', 'versionId', 'etag']) {

@@ -13,7 +13,7 @@ import { runJob } from '../src/handler.js';
 import { resolveConfig } from '../src/config.js';
 import { compare, scanTable, tableKeysFor } from './oracle/differential.js';
 import { expectedImport } from './oracle/oracle.js';
-import { mixedCsv } from './support/imports.js';
+import { generatedCsv, mixedCsv } from './support/imports.js';
 import { startFaultProxy } from './support/fault-proxy.js';
 import { createTable, TEST_BUCKET, upload, useCleanups, useLocalServers } from './support/local.js';
 
@@ -373,7 +373,12 @@ describe('the ddbload command', () => {
   it('names the flag and the fix for every bad command line', async () => {
     const dir = workDir();
     writeFileSync(path.join(dir, 'x.csv'), 'id\n1\n');
+    await upload(local.s3, 'two-objects/a.csv', 'id\n1\n');
+    await upload(local.s3, 'two-objects/b.csv', 'id\n2\n');
     const cases = [
+      [['import', 'x.csv', '--table', 'People', '--max-objects', '5'], /Invalid option --max-objects: got "5"; bounds the objects of a job over a prefix or a DynamoDB export/],
+      // Found while planning, after the options were checked: still the flag's name, never the payload's.
+      [['import', `s3://${TEST_BUCKET}/two-objects/`, '--table', 'People', '--max-objects', '1'], /^(?![\s\S]*maxObjects)[\s\S]*--max-objects[\s\S]*holds 2 objects[\s\S]*raise --max-objects/],
       [['import', 'x.csv', '--table', 'People', '--max-wcuu', '5'], /unknown option '--max-wcuu'[\s\S]*Did you mean --max-wcu\?/],
       [['import', 'x.csv', '--table', 'People', '--max-wcu', '0'], /Invalid option --max-wcu: got "0"; use a whole number from 1 to/],
       [['import', 'x.csv', '--table', 'People', '--delimiter', '§'], /Invalid option --delimiter: got "§"; use one ASCII character/],
@@ -401,5 +406,46 @@ describe('the ddbload command', () => {
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('Examples:');
     expect(help.stdout).toContain('--max-wcu <n>');
+  });
+
+  it('stops its shards\' workers when it is killed, and status shows their shards lost at once (issue 35, defect 9)', async () => {
+    const dir = workDir();
+    writeFileSync(path.join(dir, 'slow.csv'), generatedCsv(3_000, 11));
+    const table = await createTable(local.dynamodb);
+    // 100 WCU/s for each of two shards: about 15 s of writing, long enough to kill the command mid-way.
+    const child = spawn(process.execPath, [MAIN, 'import', 'slow.csv', '--table', table, '--shards', '2', '--max-wcu', '200', '--json'], { cwd: dir, env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' }, stdio: 'ignore' });
+    const statusDir = path.join(dir, '_imports');
+    /** @returns {number[]} the pids of the shards running */
+    const runners = () => {
+      if (!existsSync(statusDir)) return [];
+      const [job] = readdirSync(statusDir).filter((name) => name !== 'latest');
+      if (job === undefined) return [];
+      return readdirSync(path.join(statusDir, job))
+        .filter((name) => name.startsWith('shard-') && name.endsWith('.json'))
+        .map((name) => JSON.parse(readFileSync(path.join(statusDir, job, name), 'utf8')))
+        .filter((status) => status.state === 'running' && status.written > 0)
+        .map((status) => status.runner.pid);
+    };
+    const alive = (/** @type {number} */ pid) => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    const deadline = Date.now() + 30_000;
+    while (runners().length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    const pids = runners();
+    expect(pids).toHaveLength(2);
+    child.kill('SIGKILL');
+    const stopBy = Date.now() + 5_000;
+    while (pids.some(alive) && Date.now() < stopBy) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(pids.filter(alive)).toEqual([]);
+
+    const status = await runCli(['status', 'slow.csv', '--table', table], { cwd: dir, env: process.env });
+    expect(status.code).toBe(2);
+    expect(status.stdout).toMatch(/lost/);
+    expect(status.stdout).toContain('ended without finishing it (killed)');
   });
 });

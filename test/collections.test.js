@@ -169,6 +169,38 @@ describe('a job over many objects', () => {
     await expect(importJob({ bucket: TEST_BUCKET, prefix: '', suffix: '.gz', table: target })).rejects.toThrow(/holds \d+ DynamoDB exports/);
   }, 180_000);
 
+  it('reads a gzip stream of nothing (an empty partition\'s data file, as any gzip writer makes it) as no rows, in an export and under a prefix (issue 35, defect 7)', async () => {
+    // A sort key typed N: a data file read as CSV (the default for a file of no bytes) is refused by the table.
+    const table = await createTable(local.dynamodb, { partition: { name: 'id', type: 'S' }, sort: { name: 'sk', type: 'N' } });
+    const exportId = '01700000000002-cccccccc';
+    const folder = `empty-gzip/AWSDynamoDB/${exportId}/`;
+    await upload(local.s3, `${folder}data/full.json.gz`, gzipSync('{"Item":{"id":{"S":"a"},"sk":{"N":"1"}}}\n{"Item":{"id":{"S":"b"},"sk":{"N":"2"}}}\n'));
+    await upload(local.s3, `${folder}data/empty.json.gz`, gzipSync(''));
+    const manifest = [{ itemCount: 2, dataFileS3Key: `${folder}data/full.json.gz` }, { itemCount: 0, dataFileS3Key: `${folder}data/empty.json.gz` }];
+    await upload(local.s3, `${folder}manifest-files.json`, manifest.map((entry) => JSON.stringify(entry)).join('\n'));
+    await upload(local.s3, `${folder}manifest-summary.json`, JSON.stringify({ version: '2020-06-30', s3Prefix: 'empty-gzip/', manifestFilesS3Key: `${folder}manifest-files.json`, itemCount: 2, outputFormat: 'DYNAMODB_JSON', exportType: 'FULL_EXPORT' }));
+    const keys = { keyColumn: 'id', sortKeyColumn: 'sk' };
+    const job = await importJob({ bucket: TEST_BUCKET, key: `${folder}manifest-summary.json`, table, ...keys });
+    expect(job).toMatchObject({ state: 'done', rowsRead: 2, written: 2, exportItemCount: 2, balanced: true });
+
+    // Under a prefix too, whatever the name says: no bytes, no rows, nothing to check.
+    await upload(local.s3, 'empty-gzip-prefix/rows.csv', 'id,sk,v\nc,3,1\n');
+    await upload(local.s3, 'empty-gzip-prefix/nothing.gz', gzipSync(''));
+    await upload(local.s3, 'empty-gzip-prefix/nothing.jsonl.gz', gzipSync(''));
+    const prefixJob = await importJob({ bucket: TEST_BUCKET, prefix: 'empty-gzip-prefix/', table, ...keys, columnTypes: 'sk:N' });
+    expect(prefixJob).toMatchObject({ state: 'done', rowsRead: 1, written: 1, balanced: true });
+    expect((await scanTable(local.env, table)).map((item) => item.id.S).sort()).toEqual(['a', 'b', 'c']);
+  });
+
+  it('fails a job with the reason a shard\'s worker failed, not only its exit code (issue 35, defect 7)', async () => {
+    const table = await createTable(local.dynamodb, { partition: { name: 'id', type: 'S' }, sort: { name: 'sk', type: 'N' } });
+    await upload(local.s3, 'worker-error/a.jsonl', '{"id":"a","sk":1}\n');
+    // Read as CSV, its sort key would be S: the table refuses the import before the shard writes a status.
+    await upload(local.s3, 'worker-error/b.csv', 'id,sk\nb,2\n');
+    const failure = await importJob({ bucket: TEST_BUCKET, prefix: 'worker-error/', table, keyColumn: 'id', sortKeyColumn: 'sk' }).catch((/** @type {Error} */ error) => error);
+    expect(String(failure)).toMatch(/1 of 2 shards did not finish \(shard 2: TableError: table "[^"]+" types key "sk" as N, but the import types it as S/);
+  });
+
   it('imports a single zstd file as gzip is (one shard, continued across segments), and fails a zstd file cut short instead of losing its end', async () => {
     const table = await createTable(local.dynamodb, { partition: { name: 'id', type: 'S' } });
     await upload(local.s3, 'zstd/people.csv.zst', zstdFixture('people.csv.zst'));

@@ -101,4 +101,12 @@ describe('resolveConfig', () => {
   it('asks for a table when none is given', () => {
     expect(() => resolveConfig({ bucket: 'b', key: 'k' }, {})).toThrow(/TABLE_NAME/);
   });
+
+  it('refuses maxObjects on an import of one object or file, where it would bound nothing', () => {
+    for (const source of [{ bucket: 'b', key: 'k.csv' }, { file: '/tmp/x.csv' }]) {
+      expect(() => resolveConfig({ ...source, table: 'People', maxObjects: 5 }, {})).toThrow(/maxObjects.*bounds the objects of a job over a prefix or a DynamoDB export/);
+    }
+    expect(resolveConfig({ bucket: 'b', prefix: 'p/', table: 'People', maxObjects: 5 }, {}).maxObjects).toBe(5);
+    expect(resolveConfig({ bucket: 'b', key: 'e/manifest-summary.json', table: 'People', maxObjects: 5 }, {}).maxObjects).toBe(5);
+  });
 });

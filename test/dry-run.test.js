@@ -209,14 +209,21 @@ describe('a dry run', () => {
     expect(real).toMatchObject({ rowsRead: 6, written: 2, rejectedByReason: { REJECTED_BY_TABLE: 3, INVALID_JSON: 1 } });
 
     const dryChanges = /** @type {any} */ (await run({ ...base, key: 'dry/changes.json', dryRun: true }));
-    expect(dryChanges).toMatchObject({ format: 'dynamodb-json', rowsRead: 3, wouldWrite: 2, rejectedByReason: { REJECTED_BY_TABLE: 1 }, firstRejectedLines: { REJECTED_BY_TABLE: [3] } });
+    // Each row's own operation: the Keys line is a delete (issue 35, defect 5).
+    expect(dryChanges).toMatchObject({ format: 'dynamodb-json', rowsRead: 3, wouldWrite: 1, wouldDelete: 1, rejectedByReason: { REJECTED_BY_TABLE: 1 }, firstRejectedLines: { REJECTED_BY_TABLE: [3] }, balanced: true });
+    expect(dryChanges.deleteNote).toContain('at least');
 
     // A delete: 1 WCU per key at least, and said so; nothing deleted by the dry run.
     await upload(local.s3, 'dry/gone.csv', 'id\na\nb\n\n');
     const dryDelete = /** @type {any} */ (await run({ ...base, key: 'dry/gone.csv', mode: 'delete', dryRun: true }));
-    expect(dryDelete).toMatchObject({ mode: 'delete', rowsRead: 2, wouldWrite: 2, writeCapacity: { table: 2, total: 2 } });
+    expect(dryDelete).toMatchObject({ mode: 'delete', rowsRead: 2, wouldWrite: 0, wouldDelete: 2, writeCapacity: { table: 2, total: 2 } });
     expect(dryDelete.deleteNote).toContain('at least');
     expect((await scanAll(local.dynamodb, table)).map((item) => item.id.S).sort()).toEqual(['a', 'e']);
+
+    // The import does what the dry run of the changes said: one put, one delete.
+    const realChanges = /** @type {any} */ (await run({ ...base, key: 'dry/changes.json' }));
+    expect(realChanges).toMatchObject({ written: dryChanges.wouldWrite, deleted: dryChanges.wouldDelete });
+    expect((await scanAll(local.dynamodb, table)).map((item) => item.id.S).sort()).toEqual(['e', 'f']);
   });
 
   it('foresees the rows an index refuses (a key of another type, or too long, with or without its other key) and counts no index the file has no key for', async () => {

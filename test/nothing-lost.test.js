@@ -7,6 +7,7 @@ import http from 'node:http';
 import { parse } from 'csv-parse/sync';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { handler } from '../src/handler.js';
+import { resolveConfig } from '../src/config.js';
 import { generatedCsv, mixedCsv, summaryOf } from './support/imports.js';
 import { jobIdOfObject, readJobStatus } from '../src/job/job-status.js';
 import { bucketStore } from '../src/job/output-store.js';
@@ -116,12 +117,13 @@ describe('the rejects file', () => {
     // The part uploads are refused after a second, as a slow one would be: meanwhile the reader fills the
     // rejects stream and waits for it to drain.
     const proxy = await s3Faults([], { refuseWrites: (key, method, query) => key.startsWith('refused-rejects/') && method === 'PUT' && query.has('partNumber'), refuseAfterMs: 1_000 });
-    const run = handler({ bucket: TEST_BUCKET, key: 'refused/input.csv', table, columnTypes: 'n:N', rejectsPrefix: 'refused-rejects/' });
+    const payload = { bucket: TEST_BUCKET, key: 'refused/input.csv', table, columnTypes: 'n:N', rejectsPrefix: 'refused-rejects/' };
+    const run = handler(payload);
     const timeout = new Promise((resolve) => setTimeout(() => resolve(new Error('still running after 60 s')), 60_000).unref());
     const outcome = await Promise.race([run.then(() => new Error('the import succeeded'), (/** @type {Error} */ error) => error), timeout]);
     expect(String(outcome)).toMatch(/could not write the rejects file s3:\/\/test-imports\/refused-rejects\/refused\/input\.csv\/.*\(\w+: .*\); the function needs s3:PutObject/);
     expect(proxy.counts.refusedWrites).toBeGreaterThan(0);
-    const status = await readJobStatus(bucketStore(s3, TEST_BUCKET), '_imports/', await jobIdOfObject(s3, TEST_BUCKET, 'refused/input.csv', table));
+    const status = await readJobStatus(bucketStore(s3, TEST_BUCKET), '_imports/', await jobIdOfObject(s3, { ...resolveConfig(payload, process.env), bucket: TEST_BUCKET, key: 'refused/input.csv' }));
     expect(status?.shards[0]).toMatchObject({ state: 'failed', error: expect.stringMatching(/could not write the rejects file/) });
   });
 
@@ -375,9 +377,10 @@ describe('a segment that fails leaves a failed status, not a running one', () =>
     // 60.2 s left with a 60 s margin: the segment reads for about 0.2 s, then hands over.
     const started = performance.now();
     const context = { invokedFunctionArn: 'arn:aws:lambda:us-east-1:123456789012:function:f', getRemainingTimeInMillis: () => 60_200 - (performance.now() - started) };
-    const failure = await handler({ bucket: TEST_BUCKET, key: 'handover/input.csv', table, timeMarginMs: 60_000 }, /** @type {any} */ (context)).catch((/** @type {Error} */ error) => error);
+    const payload = { bucket: TEST_BUCKET, key: 'handover/input.csv', table, timeMarginMs: 60_000 };
+    const failure = await handler(payload, /** @type {any} */ (context)).catch((/** @type {Error} */ error) => error);
     expect(String(failure)).toMatch(/could not invoke arn:aws:lambda:us-east-1:123456789012:function:f to continue the job .*lambda:InvokeFunction on itself/);
-    const status = await readJobStatus(bucketStore(s3, TEST_BUCKET), '_imports/', await jobIdOfObject(s3, TEST_BUCKET, 'handover/input.csv', table));
+    const status = await readJobStatus(bucketStore(s3, TEST_BUCKET), '_imports/', await jobIdOfObject(s3, { ...resolveConfig(payload, process.env), bucket: TEST_BUCKET, key: 'handover/input.csv' }));
     expect(status?.shards[0]).toMatchObject({ state: 'failed', error: expect.stringMatching(/could not invoke/) });
     expect(status?.shards[0].handedOverAt).toBeDefined();
   });

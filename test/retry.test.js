@@ -32,6 +32,7 @@ describe('classifyError', () => {
     [error('ThrottlingException'), 'throttle'],
     [error('RequestLimitExceeded'), 'throttle'],
     [error('ValidationException'), 'invalid'],
+    [error('SerializationException'), 'invalid'],
     [error('ItemCollectionSizeLimitExceededException', { $metadata: { httpStatusCode: 400 } }), 'invalid'],
     [error('Error', { code: 'EHOSTUNREACH' }), 'transient'],
     [error('Error', { code: 'ENETUNREACH' }), 'transient'],

@@ -194,3 +194,36 @@ describe('item JSON held in memory', () => {
     expect(bytesPerRow).toBeLessThan(600);
   });
 });
+
+describe('a bad value\'s message', () => {
+  it('names where the value is once: "attribute" or "column", never twice (issue 35, defect 9)', async () => {
+    const { createJsonItemBuilder } = await import('../src/items/json-item.js');
+    const keys = /** @type {any} */ ({ partition: { name: 'id', type: 'S' } });
+    const config = resolveConfig({ file: '/tmp/x', table: 'People', columnTypes: 'tags:SS,b:B' }, {});
+    const messageOf = (/** @type {() => unknown} */ build) => {
+      try {
+        build();
+      } catch (error) {
+        return /** @type {Error} */ (error).message;
+      }
+      throw new Error('the row was not refused');
+    };
+    const exportLine = (/** @type {unknown} */ item) => [JSON.stringify({ Item: { id: { S: 'k' }, ...(/** @type {object} */ (item)) } })];
+    const messages = [
+      messageOf(() => createJsonItemBuilder('dynamodb-json', config, keys)(exportLine({ n: { N: 'x' } }), 2)),
+      messageOf(() => createJsonItemBuilder('dynamodb-json', config, keys)(exportLine({ m: { M: { deep: { BS: ['AQ==', 'AQ=='] } } } }), 3)),
+      messageOf(() => createJsonItemBuilder('dynamodb-json', config, keys)(exportLine({ s: { S: 'a', N: '1' } }), 4)),
+      messageOf(() => createJsonItemBuilder('jsonl', config, keys)([JSON.stringify({ id: 'k', tags: ['a', 'a'] })], 5)),
+      messageOf(() => createItemBuilder(['id', 'tags', 'b'], config, { etag: 'e' })(['k', 'a|a', ''], 6)),
+      messageOf(() => createItemBuilder(['id', 'tags', 'b'], config, { etag: 'e' })(['k', 'a', 'not base64'], 7)),
+    ];
+    expect(messages).toEqual([
+      'line 2: attribute "n" is typed N but its value is not a number DynamoDB takes, written as a string',
+      'line 3: attribute "m"."deep" is typed BS but has a member twice; a set\'s members are distinct',
+      'line 4: attribute "s" has 2 types; a value has one of S, N, B, BOOL, NULL, M, L, SS, NS, BS',
+      'line 5: attribute "tags" is typed SS but has a member twice; a set\'s members are distinct',
+      'line 6: column "tags" is typed SS but has a member twice; a set\'s members are distinct',
+      'line 7: column "b" is typed B but is not base64',
+    ]);
+  });
+});

@@ -210,6 +210,24 @@ describe('a sharded job', () => {
     expect(busySeconds.length).toBeGreaterThanOrEqual(Math.floor(totals.wcu / maxWcu));
   });
 
+  it('holds a job-wide cap smaller than a call: each shard sends calls small enough for its share (issue 35, defect 6)', async () => {
+    const model = await startCapacityModel({});
+    onCleanup(() => model.stop());
+    process.env.DYNAMODB_ENDPOINT = model.endpoint;
+    await upload(s3, 'sharded/small-cap.csv', generatedCsv(60, 4));
+
+    // Four shards sharing 10 WCU/s: each one's share is 2; calls of 25 sent 99 WCU in the first second.
+    const maxWcu = 10;
+    const job = jobSummaryOf(await handler({ bucket: TEST_BUCKET, key: 'sharded/small-cap.csv', table: 'small-cap-table', shards: 4, maxWcu }));
+    expect(job).toMatchObject({ state: 'done', written: 60, balanced: true });
+    const { totals, perSecond } = model.stats();
+    expect(totals.wcu).toBe(60);
+    const busy = perSecond.slice(perSecond.findIndex((second) => second.wcu > 0)).map((second) => second.wcu);
+    console.info(JSON.stringify({ figures: 'job maxWcu 10 over 4 shards', wcuPerSecond: busy }));
+    // Within 1.05 x the cap plus one item in every second.
+    expect(Math.max(...busy)).toBeLessThanOrEqual(1.05 * maxWcu + 1);
+  });
+
   it('refuses a bad header when it plans, is planned anew when a re-run changes its options before any shard has started, and refuses other options once shards have', async () => {
     const table = await createTable(dynamodb);
     const csv = mixedCsv(4_000).csv.replaceAll(',', ';');
@@ -237,8 +255,11 @@ describe('a shard whose run was killed without a word', () => {
     expect(first.state).toBe('done');
     const statusKey = `_imports/${first.jobId}/shard-0002.json`;
     const done = JSON.parse(await readObject(s3, statusKey));
-    // As a run killed mid-way leaves it: running, last updated ten minutes ago, heartbeat one second.
-    await upload(s3, statusKey, JSON.stringify({ ...done, state: 'running', updatedAt: new Date(Date.now() - 600_000).toISOString(), heartbeatMs: 1_000 }));
+    // As a run killed mid-way leaves it: running, last updated ten minutes ago, heartbeat one second. Its
+    // runner is elsewhere (a Lambda's), so only the silence tells (a process of this host that is gone is
+    // lost at once: test/cli.test.js).
+    const elsewhere = { logGroup: '/aws/lambda/f', logStream: '2026/11/26/[$LATEST]0123' };
+    await upload(s3, statusKey, JSON.stringify({ ...done, state: 'running', runner: elsewhere, updatedAt: new Date(Date.now() - 600_000).toISOString(), heartbeatMs: 1_000 }));
     const lost = await readJobStatus(bucketStore(s3, TEST_BUCKET), '_imports/', first.jobId);
     expect(lost?.shards[1]).toMatchObject({ state: 'lost', error: expect.stringMatching(/no status update for \d+ s: the run was killed or timed out/) });
     expect(lost?.total.state).toBe('lost');
@@ -247,7 +268,7 @@ describe('a shard whose run was killed without a word', () => {
     expect(rerun.written + rerun.duplicatesCollapsed).toBe(goodRows);
 
     // A running shard that is alive (updated just now) is not started a second time.
-    await upload(s3, statusKey, JSON.stringify({ ...done, state: 'running', updatedAt: new Date().toISOString(), heartbeatMs: 1_000 }));
+    await upload(s3, statusKey, JSON.stringify({ ...done, state: 'running', runner: elsewhere, updatedAt: new Date().toISOString(), heartbeatMs: 1_000 }));
     await expect(handler(options)).rejects.toThrow(/1 of 2 shards did not finish \(shard 2: running\)/);
   });
 });

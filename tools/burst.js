@@ -109,7 +109,8 @@ async function uploadFiles(s3, bucket, files, table) {
   for (const file of files) {
     log(`Generating ${file.rows.toLocaleString('en-US')} rows into s3://${bucket}/${file.key}...`);
     await uploadStream(s3, bucket, file.key, (body) => writeCsv(body, { rows: file.rows, seed: file.seed, sorted: false }));
-    jobIds.push(await jobIdOfObject(s3, bucket, file.key, table));
+    // The payloads name no write options: the job is the defaults' (a stack that sets KEY_COLUMN or COLUMN_TYPES names another).
+    jobIds.push(await jobIdOfObject(s3, { ...resolveConfig({ bucket, key: file.key, table }, {}), bucket, key: file.key }));
   }
   return jobIds;
 }

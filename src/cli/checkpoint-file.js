@@ -11,11 +11,12 @@ import { ConfigError } from '../errors.js';
 import { newRunName } from '../job/object-keys.js';
 import { sourceWhere } from '../source/source-name.js';
 import { flagOf } from './import-flags.js';
+import { WRITE_OPTIONS } from '../job/write-options.js';
 
 /** The options that decide what the rows become and where the job's records go: a resume keeps them. */
-const MEANING = /** @type {const} */ (['keyColumn', 'sortKeyColumn', 'generateKey', 'columnTypes', 'format', 'emptyCell', 'setSeparator', 'mode', 'delimiter', 'encoding', 'versionId', 'rejectsPrefix', 'statusPrefix', 'outputDir']);
+const MEANING = /** @type {const} */ ([...WRITE_OPTIONS, 'versionId', 'rejectsPrefix', 'statusPrefix', 'outputDir']);
 /** Options added after checkpoint files were first written: a file without one was stopped at its default. */
-const LATER_DEFAULTS = /** @type {Record<string, unknown>} */ ({ format: 'auto', emptyCell: 'omit', setSeparator: '|', mode: 'put' });
+const LATER_DEFAULTS = /** @type {Record<string, unknown>} */ ({ format: 'auto', emptyCell: 'omit', setSeparator: '|', mode: 'put', fromRejects: false });
 
 /** @param {Readonly<import('../config.js').ImportConfig>} config */
 function identityOf(config) {

@@ -63,7 +63,10 @@ export async function importCommand(source, flags, how) {
     if (saved !== undefined) checkResumable(saved, /** @type {string} */ (flags.resume), config);
     await local?.prepareTable(config);
     clientsFor(config); // the SDK's warnings, if any, come before the live view
-    const code = await runWithView(payload, config, flags, how);
+    // A ConfigError found later (a prefix past --max-objects, a plan's options) names the flag too.
+    const code = await runWithView(payload, config, flags, how).catch((error) => {
+      throw withFlagNames(error);
+    });
     await local?.reportTable(config);
     if (code === 0 && flags.resume !== undefined) removeCheckpointFile(flags.resume);
     return code;

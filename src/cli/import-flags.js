@@ -5,6 +5,7 @@
  */
 import path from 'node:path';
 import { ConfigError } from '../errors.js';
+import { WRITE_OPTIONS } from '../job/write-options.js';
 
 /**
  * Flags that map one to one onto import options: flag, option, value name, help.
@@ -48,6 +49,9 @@ export const OPTION_FLAGS = [
   ['--price-per-million-writes', 'pricePerMillionWrites', 'usd', 'on-demand price for the dry run\'s cost (default: us-east-1\'s)'],
 ];
 
+/** The flags that set write options (job/write-options.js): an import with others is another job. */
+export const WRITE_FLAGS = OPTION_FLAGS.filter(([, option]) => /** @type {readonly string[]} */ (WRITE_OPTIONS).includes(option)).map(([flag]) => flag);
+
 /** The flag that sets each option. */
 const FLAG_OF = new Map(OPTION_FLAGS.map(([flag, option]) => [option, flag]));
 
@@ -55,7 +59,7 @@ const FLAG_OF = new Map(OPTION_FLAGS.map(([flag, option]) => [option, flag]));
 export const flagOf = (option) => FLAG_OF.get(option) ?? option;
 
 /** Commander's name for a flag's value: --max-wcu is maxWcu. @param {string} flag */
-const attributeOf = (flag) => flag.slice(2).replace(/-([a-z])/g, (_, c) => c.toUpperCase());
+export const attributeOf = (flag) => flag.slice(2).replace(/-([a-z])/g, (_, c) => c.toUpperCase());
 
 /**
  * The payload of an import from its source argument and parsed flags.

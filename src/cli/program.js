@@ -5,7 +5,7 @@
 import { Command, Option } from 'commander';
 import { generate, HELP as GENERATE_HELP, parseGeneratorArgs } from '../../data-generator/generate.js';
 import { importCommand } from './import-command.js';
-import { OPTION_FLAGS } from './import-flags.js';
+import { OPTION_FLAGS, WRITE_FLAGS } from './import-flags.js';
 import { statusCommand } from './status-command.js';
 
 export const NAME = 'ddbload';
@@ -62,7 +62,7 @@ export function buildProgram(argv) {
       process.exitCode = await importCommand(source, flags, { resumeCommand: (file) => resumeCommand(argv, file) });
     });
 
-  program
+  const status = program
     .command('status')
     .description("a job's state, per shard and in total")
     .argument('<job>', 'a job id, s3://bucket/key, or the path of a local file imported')
@@ -70,7 +70,12 @@ export function buildProgram(argv) {
     .option('--stage <stage>', "the demo stack's bucket: csv-import-<stage>-<region>-source")
     .option('--region <region>', 'with --stage (default: AWS_REGION, else us-east-1)')
     .option('--table <name>', 'the table, when the job is named by its file or object (a job is one file into one table)')
-    .option('--dir <dir>', "the directory a local file's import wrote its status to (its --output-dir)")
+    .option('--dir <dir>', "the directory a local file's import wrote its status to (its --output-dir)");
+  // A job named by its source is the import with these write flags (defaults unless given), as the import named it.
+  for (const [flag, , value, help] of OPTION_FLAGS) {
+    if (WRITE_FLAGS.includes(flag)) status.option(value === undefined ? flag : `${flag} <${value}>`, help);
+  }
+  status
     .option('--prefix <prefix>', 'the status prefix', '_imports/')
     .option('--watch', 'print again every second until the job is done or failed')
     .option('--json', 'the status as JSON')

@@ -3,13 +3,17 @@
  * shards write: in a bucket on AWS (--bucket or --stage), in the directory of a local file's import (--dir,
  * or the file itself), or on the local servers of a running `npm start` or `npm run burst`.
  */
-import { S3Client } from '@aws-sdk/client-s3';
+import { HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import path from 'node:path';
-import { jobIdOfObject, readJobStatus } from '../job/job-status.js';
+import { latestJob, readJobStatus } from '../job/job-status.js';
+import { etagOf } from '../source/s3-object.js';
 import { bucketStore, directoryStore } from '../job/output-store.js';
 import { openFileSource } from '../source/file-object.js';
 import { jobIdFor } from '../job/checkpoint.js';
 import { sourceId } from '../source/source-name.js';
+import { resolveConfig } from '../config.js';
+import { writeOptionsOf } from '../job/write-options.js';
+import { attributeOf, payloadOf, WRITE_FLAGS, withFlagNames } from './import-flags.js';
 import { textTable } from './text-table.js';
 import { readLocalSession } from '../../local/session.js';
 
@@ -35,7 +39,10 @@ export async function statusCommand(job, flags) {
   for (;;) {
     const status = await readJobStatus(target.store, flags.prefix, target.jobId);
     if (status === undefined) {
-      throw new Error(`${target.store.where(`${flags.prefix}${target.jobId}/`)} holds no status: check the job id and where it ran (a job writes its status once it starts)`);
+      const hint = /^[0-9a-f-]{36}$/.test(job)
+        ? 'check the job id and where it ran'
+        : `check where it ran; an import with other ${WRITE_FLAGS.join(', ')} is another job: give the flags it ran with, or the job id it printed`;
+      throw new Error(`${target.store.where(`${flags.prefix}${target.jobId}/`)} holds no status: ${hint} (a job writes its status once it starts)`);
     }
     if (flags.json) process.stdout.write(`${JSON.stringify(status)}\n`);
     else process.stdout.write(`${formatJobStatus(status, target.store.where)}\n`);
@@ -55,7 +62,6 @@ async function resolveTarget(job, options) {
   if (!isJobId && options.table === undefined) {
     throw new Error(`a job is one file into one table: name the table "${job}" was imported into with --table, or give the job id the import printed`);
   }
-  const table = /** @type {string} */ (options.table);
   if (!job.startsWith('s3://') && !isJobId) {
     // A local file: its job is its current version's, and its status is beside it.
     const file = path.resolve(job);
@@ -63,7 +69,8 @@ async function resolveTarget(job, options) {
       throw new Error(`"${job}" is not a job id (a UUID such as 3f2a9c1e-...), s3://bucket/key, nor a file that can be read`);
     });
     source.body.destroy();
-    return { store: directoryStore(options.dir ?? path.dirname(file)), jobId: jobIdFor(sourceId({ file, bucket: undefined, key: undefined }), source.etag, table) };
+    const store = directoryStore(options.dir ?? path.dirname(file));
+    return { store, jobId: await jobOfSource(store, job, source.etag, options) };
   }
   if (options.dir !== undefined) {
     if (job.startsWith('s3://')) throw new Error('--dir is for the status of a local file\'s import; for s3://bucket/key, leave --dir out');
@@ -87,13 +94,36 @@ async function resolveTarget(job, options) {
   if (job.startsWith('s3://')) {
     const [objectBucket, ...keyParts] = job.slice(5).split('/');
     const key = keyParts.join('/');
-    const jobId = await jobIdOfObject(s3, objectBucket, key, table).catch((error) => {
+    const head = await s3.send(new HeadObjectCommand({ Bucket: objectBucket, Key: key })).catch((error) => {
       throw new Error(`cannot read ${job} (${error.name}); check the bucket and key`);
     });
-    return { store: bucketStore(s3, objectBucket), jobId };
+    const store = bucketStore(s3, objectBucket);
+    return { store, jobId: await jobOfSource(store, job, etagOf(head), options) };
   }
   if (!/^[0-9a-f-]{36}$/.test(job)) throw new Error(`"${job}" is not a job id (a UUID such as 3f2a9c1e-...) nor s3://bucket/key`);
   return { store: bucketStore(s3, /** @type {string} */ (bucket)), jobId: job };
+}
+
+/**
+ * The job a source names: with write flags, the import of it into the table with those (an import of one
+ * file with another --mode, --types or --key is another job, with its own status); without, the job last
+ * started of it into the table, else the import with the defaults.
+ * @param {import('../job/output-store.js').OutputStore} store
+ * @param {string} job  s3://bucket/key or a path
+ * @param {string} etag  the source's current version
+ * @param {StatusFlags} flags
+ */
+async function jobOfSource(store, job, etag, flags) {
+  /** @type {import('../config.js').ImportConfig} */
+  let config;
+  try {
+    config = resolveConfig(payloadOf(job, /** @type {Record<string, unknown>} */ (flags)), {});
+  } catch (error) {
+    throw withFlagNames(error);
+  }
+  const named = WRITE_FLAGS.some((flag) => /** @type {Record<string, unknown>} */ (flags)[attributeOf(flag)] !== undefined);
+  const latest = named ? undefined : await latestJob(store, flags.prefix, sourceId(config), etag, config.table);
+  return latest?.jobId ?? jobIdFor(sourceId(config), etag, config.table, writeOptionsOf(config), undefined);
 }
 
 /**

@@ -70,7 +70,7 @@ export function dryRunText(report, { source }) {
   /** @type {string[][]} */
   const rows = [
     ['rows read', n(report.rowsRead), ''],
-    ['would write', n(report.wouldWrite), `${n(keys.distinct)} distinct keys (${keys.exact ? 'exact' : `estimated: past ${n(keys.exactUpTo)} keys`})${keys.repeatedRows > 0 ? `; ${n(keys.repeatedRows)} rows repeat an earlier row's key: the later row wins` : ''}`],
+    ['would write', n(report.wouldWrite), `${report.wouldDelete > 0 ? `and delete ${n(report.wouldDelete)}; ` : ''}${n(keys.distinct)} distinct keys (${keys.exact ? 'exact' : `estimated: past ${n(keys.exactUpTo)} keys`})${keys.repeatedRows > 0 ? `; ${n(keys.repeatedRows)} rows repeat an earlier row's key: the later row wins` : ''}`],
     ['would reject', n(report.wouldReject), reasons[0] ?? ''],
     ...reasons.slice(1).map((reason) => ['', '', reason]),
     ['item size', `${n(report.itemBytes.average)} B`, `on average; largest ${n(report.itemBytes.largest)} B, ${(report.itemBytes.total / 1e6).toFixed(1)} MB in all`],

@@ -9,7 +9,7 @@ import { checkHeader } from './header.js';
 import { itemBytes, MAX_ITEM_BYTES, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES } from './item-size.js';
 import { joinKeyId } from './key-id.js';
 import { isDynamoNumber, normalizeNumber, numberBytes } from './numbers.js';
-import { base64Bytes } from './attribute-values.js';
+import { base64Bytes, canonicalBase64 } from './attribute-values.js';
 import { wireAs } from './json-values.js';
 import { sourceId } from '../source/source-name.js';
 
@@ -67,8 +67,8 @@ export function createItemBuilder(header, config, source, { sized = false, json:
   // Byte length is at most 3 x UTF-16 length (and attribute names count too): rows under this many
   // characters cannot reach 400 KB, so only rare huge rows pay for an exact size.
   const nameChars = names.reduce((sum, name) => sum + name.length, 0) + (keyIndex === -1 ? config.keyColumn.length + 36 : 0);
-  // Keys typed N are one key however they are written (007, 7): their keyId is the number normalized.
-  const keyIdOf = (/** @type {number} */ index, /** @type {string} */ value) => (types[index] === 'N' ? normalizeNumber(value) : value);
+  // A key is one however it is written: N by its value (007, 7), B by its bytes (AQ==, AR==).
+  const keyIdOf = (/** @type {number} */ index, /** @type {string} */ value) => (types[index] === 'N' ? normalizeNumber(value) : types[index] === 'B' ? canonicalBase64(value) : value);
   // A key typed B is counted by its bytes, not by its base64's.
   const keyBytes = (/** @type {number} */ index, /** @type {string} */ value) => (types[index] === 'B' ? base64Bytes(value) : Buffer.byteLength(value));
   const fastSizeLimit = Math.floor(MAX_ITEM_BYTES / 3) - nameChars;

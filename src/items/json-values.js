@@ -10,7 +10,7 @@
  */
 import { parse } from 'lossless-json';
 import { RowError } from '../errors.js';
-import { checkName, checkSet, checkWellFormed, isBase64 } from './attribute-values.js';
+import { canonicalBase64, checkName, checkSet, checkWellFormed, isBase64 } from './attribute-values.js';
 import { isDynamoNumber } from './numbers.js';
 
 /** A JSON number, as its text. */
@@ -99,7 +99,7 @@ export function wireAs(type, value, path, line, separator) {
     }
     case 'B':
       if (typeof value !== 'string' || !isBase64(value)) throw new RowError('INVALID_BINARY', `line ${line}: ${path} is typed B but is not base64`);
-      return `{"B":"${value}"}`;
+      return `{"B":"${canonicalBase64(value)}"}`;
     case 'M':
     case 'L': {
       const tree = typeof value === 'string' ? parseJson(value, line, path) : value;

@@ -1,6 +1,7 @@
 /**
- * A job and where it stands. A job is one import of one object version into one table; its id is derived
- * from the bucket, key, ETag and table, so it is the same every time that version is imported there. A checkpoint is taken
+ * A job and where it stands. A job is one import of one object version into one table with one set of
+ * write options (write-options.js); its id is derived from them, so it is the same every time that
+ * version is imported there so, and another for other options. A checkpoint is taken
  * at a record boundary after every write before it has ended, and carries what the next segment needs
  * to go on as if it had never stopped.
  */
@@ -8,18 +9,22 @@ import { v5 as uuidv5 } from 'uuid';
 import { ConfigError } from '../errors.js';
 import { TOTALS } from '../observe/counters.js';
 import { ENCODINGS } from '../records/text-encoding.js';
+import { KEY_ID_FORM } from '../items/key-id.js';
 
 const JOB_NAMESPACE = 'a6a3c0f4-1f0e-4c55-9d6b-0c3f1a7e2b91';
 
 /**
- * A job is one version of one source into one table: the same file into two tables is two jobs, with
- * their own plans and status (one table's finished shards are not the other's).
+ * A job is one version of one source into one table with one set of write options: the same file into
+ * two tables, or into one table with another mode or other types, is two jobs, with their own plans and
+ * status (one's finished shards are not the other's). A runId makes a run of its own.
  * @param {string} source  the source as sourceId names it (`bucket/key` for an S3 object)
  * @param {string} etag
  * @param {string} table
+ * @param {import('./write-options.js').WriteOptions} options
+ * @param {string} [runId]
  */
-export function jobIdFor(source, etag, table) {
-  return uuidv5(`${source}#${etag}>${table}`, JOB_NAMESPACE);
+export function jobIdFor(source, etag, table, options, runId) {
+  return uuidv5(JSON.stringify([source, etag, table, options, runId ?? null]), JOB_NAMESPACE);
 }
 
 /** @typedef {import('../observe/counters.js').Totals} Totals */
@@ -44,9 +49,14 @@ export function jobIdFor(source, etag, table) {
  * @property {Encoding} [encoding]  the file's, decided by the first segment (absent: from before it was carried)
  * @property {Replay} [replay]  rows read before `byte` whose writes the segment gave up when its time ran out
  * @property {Spread} [spread]  the ranges `spread` reads, each with its cursor (then `byte` and `line` are the first unfinished range's)
+ * @property {import('./write-options.js').WriteOptions} [options]  the job's write options (absent: from before they were carried)
  */
 
-/** @typedef {{ ranges: import('./read-spread.js').SpreadRange[] }} Spread */
+/**
+ * @typedef {object} Spread
+ * @property {import('./read-spread.js').SpreadRange[]} ranges
+ * @property {string} [keyIds]  the form of the ranges' key spans (key-id.js KEY_ID_FORM); absent: from before it
+ */
 
 /**
  * Rows a segment read but could not see written before its time ran out, saved as JSON for the next
@@ -154,7 +164,8 @@ export function parseCheckpoint(raw, name) {
     (c.gzip === undefined || typeof c.gzip === 'boolean') &&
     (c.encoding === undefined || ENCODINGS.has(c.encoding)) &&
     (c.replay === undefined || (typeof c.replay?.key === 'string' && Number.isInteger(c.replay?.rows) && c.replay.rows > 0)) &&
-    (c.spread === undefined || isSpread(c.spread));
+    (c.spread === undefined || isSpread(c.spread)) &&
+    (c.options === undefined || (c.options !== null && typeof c.options === 'object' && !Array.isArray(c.options)));
   if (!ok) throw new ConfigError(name, '(a malformed checkpoint)', fix);
   return /** @type {Checkpoint} */ (c);
 }
@@ -203,7 +214,7 @@ export function segmentStart({ checkpoint, shard, etag }) {
     // Absent from a checkpoint or a cut range made before formats: CSV. A shard from the object's start decides.
     format: checkpoint?.format ?? shard?.format ?? (checkpoint !== undefined || (shard !== undefined && shard.start > 0) ? 'csv' : undefined),
     replay: checkpoint?.replay,
-    spread: checkpoint?.spread,
+    spread: checkpoint?.spread === undefined ? undefined : spreadWithKnownSpans(checkpoint.spread),
     shard: shard?.index ?? 0,
     shards: shard?.count ?? 1,
     startedAt: checkpoint?.startedAt ?? new Date().toISOString(),
@@ -213,6 +224,17 @@ export function segmentStart({ checkpoint, shard, etag }) {
     rejectsObjects: [...(checkpoint?.rejectsObjects ?? [])],
     rejectSample: [...(checkpoint?.rejectSample ?? [])],
   };
+}
+
+/**
+ * A spread as saved, less key spans saved in a form of keyIds from before the current one (composite keys
+ * were joined otherwise): the ranges learn them again from the rows they read next.
+ * @param {Spread} spread
+ * @returns {Spread}
+ */
+function spreadWithKnownSpans(spread) {
+  if (spread.keyIds === KEY_ID_FORM) return spread;
+  return { keyIds: KEY_ID_FORM, ranges: spread.ranges.map(({ min: _min, max: _max, ...range }) => range) };
 }
 
 /**

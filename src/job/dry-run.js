@@ -17,6 +17,7 @@ import { ConfigError } from '../errors.js';
 import { formatOf, rowStages } from './row-stages.js';
 import { ceilingOf, checkRecoverable, tableFacts } from '../write/table-facts.js';
 import { jobIdFor, segmentStart } from './checkpoint.js';
+import { writeOptionsOf } from './write-options.js';
 import { IMPORT_FROM_S3_USD_PER_GB, NEW_ON_DEMAND_WRITES_PER_SECOND, ON_DEMAND_USD_PER_MILLION_WRITES, PRICES_READ_ON } from './prices.js';
 import { readRows } from './read-rows.js';
 
@@ -36,13 +37,14 @@ export async function runDryRun(config, { clients, logger, stop }) {
   const pointInTimeRecovery = await checkRecoverable(clients.dynamodb, config, facts, (message, fields) => logger.warn(message, fields));
   const start = segmentStart({ checkpoint: undefined, shard: undefined, etag: config.etag });
   const input = await openBytes(clients.s3, config, start, (event) => logger.warn('source re-opened', { ...event }));
-  const { format, body } = await formatOf(config, start, input.body);
-  if (format === 'csv') checkKeyTypes(table, config);
+  const { format, body, empty } = await formatOf(config, start, input.body);
+  // A file of no bytes has no header and no rows: no column types to check against the table.
+  if (format === 'csv' && !empty) checkKeyTypes(table, config);
   const cost = createWriteCost(table);
   // The same records and items stages as an import's, so that the dry run rejects what the import would;
   // an item's JSON is read only for its secondary indexes.
   const stages = rowStages({ format, config, start, source: input.source, keys: tableKeysOf(table), sized: true, json: cost.indexes.length > 0 });
-  const jobId = jobIdFor(sourceId(config), input.source.etag, config.table);
+  const jobId = jobIdFor(sourceId(config), input.source.etag, config.table, writeOptionsOf(config), config.runId);
   const totalBytes = input.gzip ? undefined : input.source.contentLength;
   const stats = createStats();
   const keys = createKeyCount();
@@ -52,7 +54,6 @@ export async function runDryRun(config, { clients, logger, stop }) {
   let largestItem = 0;
   const indexWcu = cost.indexes.map(() => 0);
   const indexItems = cost.indexes.map(() => 0);
-  const deletes = config.mode === 'delete';
 
   /** @param {{ reason: string, message: string }} problem @param {number} line */
   function reject(problem, line) {
@@ -70,13 +71,16 @@ export async function runDryRun(config, { clients, logger, stop }) {
       buildItem: stages.buildItem,
       onHeader: stages.onHeader,
       pass(entry) {
-        // A delete's cost is the size of the item it deletes, which the file does not hold: one unit at least.
+        // Each row's own operation (a delete mode's, or an incremental export's Keys line). A delete's cost is
+        // the size of the item it deletes, which the file does not hold: one unit at least.
+        const deletes = entry.op === 'delete';
         const row = deletes ? { itemBytes: 0, wcu: 1, refused: undefined } : cost.costOfWire(entry.json, entry.bytes, indexWcu, indexItems);
         if (row.refused !== undefined) {
           reject({ reason: 'REJECTED_BY_TABLE', message: row.refused }, entry.line);
           return undefined;
         }
-        stats.written++;
+        if (deletes) stats.deleted++;
+        else stats.written++;
         stats.wcu += row.wcu;
         itemBytes += row.itemBytes;
         if (row.itemBytes > largestItem) largestItem = row.itemBytes;
@@ -109,7 +113,7 @@ export async function runDryRun(config, { clients, logger, stop }) {
  * @param {boolean} figures.complete  false: stopped before the end of the file, the figures cover what was read
  * @param {string} figures.jobId
  * @param {import('../config.js').Format} figures.format
- * @param {import('../observe/counters.js').Stats} figures.stats  `written`: rows that would be written; `wcu`: the table's
+ * @param {import('../observe/counters.js').Stats} figures.stats  `written` and `deleted`: rows that would be put and deleted; `wcu`: the table's
  * @param {{ distinct: number, exact: boolean }} figures.keys
  * @param {Record<string, number[]>} figures.rejectLines
  * @param {number} figures.itemBytes
@@ -126,7 +130,7 @@ export function dryRunReport(figures) {
 
 /** @param {Parameters<typeof dryRunReport>[0]} figures */
 function reportOf({ config, table, facts, pointInTimeRecovery, complete, jobId, format, stats, keys, rejectLines, itemBytes, largestItem, indexes, bytesRead, seconds }) {
-  const rows = stats.written;
+  const rows = stats.written + stats.deleted;
   // Local indexes live in the table's partitions and draw on its capacity; global ones have their own.
   const tableWcu = stats.wcu + indexes.filter((index) => index.kind === 'local').reduce((sum, index) => sum + index.wcu, 0);
   const totalWcu = stats.wcu + indexes.reduce((sum, index) => sum + index.wcu, 0);
@@ -149,9 +153,10 @@ function reportOf({ config, table, facts, pointInTimeRecovery, complete, jobId, 
     table: config.table,
     format,
     mode: config.mode,
-    ...(config.mode === 'delete' ? { deleteNote: 'a delete costs the size of the item it deletes, which the file does not hold: write capacity, cost and time are each at least what is shown (1 WCU per key), index writes are not counted' } : {}),
+    ...(stats.deleted > 0 ? { deleteNote: 'a delete costs the size of the item it deletes, which the file does not hold: write capacity, cost and time are each at least what is shown (1 WCU per key), index writes are not counted' } : {}),
     rowsRead: stats.rowsRead,
-    wouldWrite: rows,
+    wouldWrite: stats.written,
+    wouldDelete: stats.deleted,
     wouldReject: stats.rejected,
     rejectedByReason: { ...stats.rejectedByReason },
     firstRejectedLines: rejectLines,
@@ -163,7 +168,7 @@ function reportOf({ config, table, facts, pointInTimeRecovery, complete, jobId, 
       // Rows whose key an earlier row of the file has: the later row wins, the table gains no item.
       repeatedRows: Math.max(0, rows - keys.distinct),
     },
-    itemBytes: { total: itemBytes, largest: largestItem, average: rows === 0 ? 0 : Math.round(itemBytes / rows) },
+    itemBytes: { total: itemBytes, largest: largestItem, average: stats.written === 0 ? 0 : Math.round(itemBytes / stats.written) },
     writeCapacity: { table: stats.wcu, indexes: indexes.map(({ name, kind, items, wcu }) => ({ name, kind, items, wcu })), total: totalWcu },
     tableNow: {
       billingMode: facts.billingMode,

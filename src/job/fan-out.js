@@ -11,8 +11,9 @@ import pLimit from 'p-limit';
 import { isCollection, MAX_SHARDS } from '../config.js';
 import { ConfigError, JobError } from '../errors.js';
 import { jobIdFor } from './checkpoint.js';
+import { writeOptionsOf } from './write-options.js';
 import { invokeSelf } from './continuation.js';
-import { markShardFailed, readJobStatus } from './job-status.js';
+import { markShardFailed, readJobStatus, recordLatestJob } from './job-status.js';
 import { planKey } from './object-keys.js';
 import { outputStoreFor } from './output-store.js';
 import { openRawSource } from '../source/open-bytes.js';
@@ -61,7 +62,7 @@ export async function planJob(config, s3, store) {
   if (isCollection(config)) return planCollection(config, s3, store);
   const where = sourceWhere(config);
   const source = await openRawSource(s3, config, { etag: config.etag });
-  const jobId = jobIdFor(sourceId(config), source.etag, config.table);
+  const jobId = jobIdFor(sourceId(config), source.etag, config.table, writeOptionsOf(config), config.runId);
   const existing = await planToKeep(config, store, jobId);
   const { wanted, capped } = shardCountFor(config, source.contentLength);
   if (existing !== undefined || wanted <= 1) {
@@ -134,7 +135,7 @@ async function cutObject(raw, { config, key, bytes, shards, where }) {
  */
 async function planCollection(config, s3, store) {
   const found = await objectsOfJob(s3, config);
-  const jobId = jobIdFor(sourceId(config), found.version, config.table);
+  const jobId = jobIdFor(sourceId(config), found.version, config.table, writeOptionsOf(config), config.runId);
   const existing = await planToKeep(config, store, jobId);
   if (existing !== undefined) return existing;
   /** @type {ShardRange[]} */
@@ -142,7 +143,8 @@ async function planCollection(config, s3, store) {
   const notes = [...found.notes];
   for (const object of found.objects) {
     const wanted = config.bytesPerShard === undefined ? 1 : Math.ceil(object.bytes / config.bytesPerShard);
-    const whole = { key: object.key, etag: object.etag, start: 0, end: object.bytes, line: 0 };
+    // An export's data files are DynamoDB JSON, whatever their names say and however little they hold.
+    const whole = { key: object.key, etag: object.etag, start: 0, end: object.bytes, line: 0, ...(found.export !== undefined && config.format === 'auto' ? { format: /** @type {const} */ ('dynamodb-json') } : {}) };
     if (wanted <= 1) {
       shards.push({ index: shards.length, ...whole });
       continue;
@@ -270,6 +272,7 @@ export async function runShardedJob(payload, config, { clients, logger, function
   const plan = await planJob(config, clients.s3, store);
   if (plan === undefined) return undefined;
   const status = await readJobStatus(store, config.statusPrefix, plan.jobId, plan);
+  await recordLatestJob(store, config.statusPrefix, { source: sourceId(config), etag: plan.etag, table: config.table, jobId: plan.jobId, options: writeOptionsOf(config) });
   // (At least one: a file of a header and no rows is planned with no shard.)
   const atOnce = config.continuation !== 'invoke' && plan.objects !== undefined ? LOCAL_WORKERS_AT_ONCE : Math.max(1, plan.shards.length);
   const payloads = shardPayloads(payload, plan, config.maxWcu, atOnce);
@@ -277,14 +280,17 @@ export async function runShardedJob(payload, config, { clients, logger, function
   const todo = payloads.filter((_, index) => status?.shards[index]?.state !== 'done' && status?.shards[index]?.state !== 'running');
   const skipped = status?.shards.filter((shard) => shard.state === 'done').length ?? 0;
   const alive = status?.shards.filter((shard) => shard.state === 'running').length ?? 0;
-  logger.info('job planned', { jobId: plan.jobId, ...sourceFields(config), shards: plan.shards.length, starting: todo.length, alreadyDone: skipped, stillRunning: alive, note: plan.note });
+  // A run with nothing left to do says so: the totals it shows are the earlier runs'.
+  const nothingLeft = todo.length === 0 && alive === 0 ? `every shard of job ${plan.jobId} was done by an earlier run with these options: nothing was read or written now, and the totals are that run's. To import it again, delete ${store.where(`${config.statusPrefix}${plan.jobId}/`)} (or pass another runId)` : undefined;
+  const note = [plan.note, nothingLeft].filter((part) => part !== undefined).join('; ') || undefined;
+  logger.info('job planned', { jobId: plan.jobId, ...sourceFields(config), shards: plan.shards.length, starting: todo.length, alreadyDone: skipped, stillRunning: alive, note });
 
   if (config.continuation === 'invoke') {
     if (functionArn === undefined) throw new ConfigError('continuation', 'invoke', 'a sharded job starts its shards as invocations, which needs the Lambda context (invokedFunctionArn); off Lambda, use "in-process"');
     // Each shard is a separate asynchronous invocation, with Lambda's own retries and on-failure queue.
     const limit = pLimit(16);
     await Promise.all(todo.map((shardPayload) => limit(() => invokeSelf(config, functionArn, shardPayload))));
-    return { jobId: plan.jobId, shards: plan.shards.length, started: todo.length, alreadyDone: skipped, statusPrefix: store.where(`${config.statusPrefix}${plan.jobId}/`), note: plan.note };
+    return { jobId: plan.jobId, shards: plan.shards.length, started: todo.length, alreadyDone: skipped, statusPrefix: store.where(`${config.statusPrefix}${plan.jobId}/`), note };
   }
 
   const limit = pLimit(atOnce);
@@ -297,7 +303,7 @@ export async function runShardedJob(payload, config, { clients, logger, function
   }
   const final = await readJobStatus(store, config.statusPrefix, plan.jobId, plan);
   if (final === undefined) throw new JobError(`job ${plan.jobId} left no status in ${store.where(config.statusPrefix)}`);
-  const summary = { jobId: plan.jobId, ...sourceFields(config), table: config.table, ...(plan.objects === undefined ? {} : { objects: plan.objects }), shards: plan.shards.length, started: todo.length, alreadyDone: skipped, ...final.total, ...(plan.note === undefined ? {} : { note: plan.note }), ...exportBooks(plan, final.total) };
+  const summary = { jobId: plan.jobId, ...sourceFields(config), table: config.table, ...(plan.objects === undefined ? {} : { objects: plan.objects }), shards: plan.shards.length, started: todo.length, alreadyDone: skipped, ...final.total, ...(note === undefined ? {} : { note }), ...exportBooks(plan, final.total) };
   logger.info('job summary', summary);
   if (final.total.state !== 'done') {
     const failed = final.shards.filter((s) => s.state !== 'done').map((s) => `shard ${s.shard + 1}: ${s.error ?? s.state}`);
@@ -331,7 +337,8 @@ export function startLocalWorkers(payloads, { output } = {}) {
   const env = { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
   const children = payloads.map((payload, i) => {
     const out = output?.(i) ?? 'inherit';
-    return spawn(process.execPath, [WORKER], { env: { ...env, SHARD_PAYLOAD: JSON.stringify(payload) }, stdio: ['ignore', out, out] });
+    // The IPC channel closes when this process dies, however (a SIGKILL too): the worker then stops.
+    return spawn(process.execPath, [WORKER], { env: { ...env, SHARD_PAYLOAD: JSON.stringify(payload) }, stdio: ['ignore', out, out, 'ipc'] });
   });
   const done = Promise.all(
     children.map(

@@ -6,7 +6,7 @@
  * and returns a checkpoint for the next segment.
  */
 import { runningInLambda } from '../config.js';
-import { keyIdReader } from '../items/key-id.js';
+import { KEY_ID_FORM, keyIdReader } from '../items/key-id.js';
 import { createShuffleWindow } from '../items/shuffle.js';
 import { supersede } from '../items/superseded.js';
 import { openBytes } from '../source/open-bytes.js';
@@ -14,8 +14,9 @@ import { BATCH_SIZE, createBatchWriter } from '../write/batch-writer.js';
 import { watchWarmThroughput } from '../write/warm-watch.js';
 import { checkKeyTypes, checkTable, tableKeysOf } from '../write/table-check.js';
 import { checkRecoverable, tableFacts } from '../write/table-facts.js';
-import { JobError } from '../errors.js';
+import { ConfigError, JobError } from '../errors.js';
 import { jobIdFor, segmentStart } from './checkpoint.js';
+import { changedWriteOption, writeOptionsOf } from './write-options.js';
 import { outputStoreFor } from './output-store.js';
 import { sourceFields, sourceId, sourceWhere } from '../source/source-name.js';
 import { newRunName, replayKey } from './object-keys.js';
@@ -24,7 +25,7 @@ import { readSpread } from './read-spread.js';
 import { planSpread } from './spread-plan.js';
 import { keyOrderOf } from '../items/key-order.js';
 import { startSegmentReport } from './segment-report.js';
-import { checkNotRunningElsewhere } from './job-status.js';
+import { checkNotRunningElsewhere, recordLatestJob } from './job-status.js';
 import { formatOf, rowStages } from './row-stages.js';
 
 /** @typedef {import('./segment-report.js').ImportSummary} ImportSummary */
@@ -63,17 +64,28 @@ export async function runImport(config, { clients, logger, stopBy = Infinity, de
   const store = outputStoreFor(config, clients.s3);
   const input = await openBytes(clients.s3, config, start, (event) => logger.warn('source re-opened', { ...where, ...event }));
   const { source } = input;
-  const { format, body } = await formatOf(config, start, input.body);
-  if (format === 'csv') checkKeyTypes(description, config);
+  const { format, body, empty } = await formatOf(config, start, input.body);
+  // A file of no bytes has no header and no rows: no column types to check against the table.
+  if (format === 'csv' && !empty) checkKeyTypes(description, config);
   if (!input.gzip && start.byte > source.contentLength) {
     input.close();
     throw new JobError(`the checkpoint starts at byte ${start.byte} of ${sourceWhere(config)}, which has ${source.contentLength}: it is not this file's checkpoint, or it was changed; run the job again from its start`);
   }
-  const jobId = start.jobId ?? jobIdFor(sourceId(config), source.etag, config.table);
-  await checkNotRunningElsewhere(store, config.statusPrefix, jobId, start.shard).catch((error) => {
+  const jobId = start.jobId ?? jobIdFor(sourceId(config), source.etag, config.table, writeOptionsOf(config), config.runId);
+  try {
+    checkSameWriteOptions(config);
+  } catch (error) {
     input.close();
     throw error;
-  });
+  }
+  try {
+    await checkNotRunningElsewhere(store, config.statusPrefix, jobId, start.shard);
+    // A job named here (not a shard, not a continuation) starts now: `status` by the file's name finds it.
+    if (start.jobId === undefined) await recordLatestJob(store, config.statusPrefix, { source: sourceId(config), etag: source.etag, table: config.table, jobId, options: writeOptionsOf(config) });
+  } catch (error) {
+    input.close();
+    throw error;
+  }
   const keys = tableKeysOf(description);
   const stages = rowStages({ format, config, start, source, keys });
   let header = stages.header;
@@ -92,7 +104,7 @@ export async function runImport(config, { clients, logger, stopBy = Infinity, de
       buildItem = stages.onHeader(plan.header);
     }
     spreadEncoding = plan.encoding;
-    spread = { ranges: plan.ranges };
+    spread = { keyIds: KEY_ID_FORM, ranges: plan.ranges };
   }
   if (spread !== undefined) input.close();
   const report = await startSegmentReport({ config, store, logger, start, jobId, source, totalBytes: input.gzip ? undefined : source.contentLength, header: () => (format === 'csv' ? header : ['record']), publishMetrics });
@@ -273,3 +285,16 @@ function drainTooLong({ deadline, reserveMs, maxWcu, stats, queued }) {
   };
 }
 
+/**
+ * A checkpoint goes on with the write options its job started with: the rows before it were read so, and
+ * the rest read otherwise would not be the job it is the checkpoint of (a dropped fromRejects would reject
+ * every row left as FIELD_COUNT).
+ * @param {Readonly<import('../config.js').ImportConfig>} config
+ */
+function checkSameWriteOptions(config) {
+  const saved = config.checkpoint?.options;
+  if (saved === undefined) return;
+  const changed = changedWriteOption(saved, writeOptionsOf(config));
+  if (changed === undefined) return;
+  throw new ConfigError(changed.name, changed.now, `the checkpoint's job was started with ${changed.name} ${JSON.stringify(changed.was)}, and the rows before the checkpoint were read so: resume with ${changed.name} ${JSON.stringify(changed.was)}, or import again from the start without the checkpoint`);
+}

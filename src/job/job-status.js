@@ -9,8 +9,9 @@ import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import { hostname } from 'node:os';
 import { sumSummaries } from '../observe/counters.js';
 import { etagOf } from '../source/s3-object.js';
-import { planKey, shardStatusKey } from './object-keys.js';
+import { latestJobKey, planKey, shardStatusKey } from './object-keys.js';
 import { jobIdFor } from './checkpoint.js';
+import { writeOptionsOf } from './write-options.js';
 import { JobRunningError } from '../errors.js';
 
 /**
@@ -66,12 +67,30 @@ export function runnerOf() {
 }
 
 /**
- * The job id of the object's current version (from its ETag) into a table, as an import would name its job.
- * @param {import('@aws-sdk/client-s3').S3Client} s3 @param {string} bucket @param {string} key @param {string} table
+ * Records that a job of this source version into this table started, for `status` by the source's name.
+ * @param {import('./output-store.js').OutputStore} store @param {string} statusPrefix
+ * @param {{ source: string, etag: string, table: string, jobId: string, options: import('./write-options.js').WriteOptions }} job
  */
-export async function jobIdOfObject(s3, bucket, key, table) {
-  const head = await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
-  return jobIdFor(`${bucket}/${key}`, etagOf(head), table);
+export async function recordLatestJob(store, statusPrefix, { source, etag, table, jobId, options }) {
+  await store.putJson(latestJobKey(statusPrefix, source, etag, table), { jobId, options, startedAt: new Date().toISOString() });
+}
+
+/**
+ * The job last started of this source version into this table, if any.
+ * @param {import('./output-store.js').OutputStore} store @param {string} statusPrefix
+ * @param {string} source @param {string} etag @param {string} table
+ * @returns {Promise<{ jobId: string, options: import('./write-options.js').WriteOptions, startedAt: string } | undefined>}
+ */
+export const latestJob = (store, statusPrefix, source, etag, table) => store.getJson(latestJobKey(statusPrefix, source, etag, table));
+
+/**
+ * The job id of an import of the object's current version (from its ETag), as the import names its job.
+ * @param {import('@aws-sdk/client-s3').S3Client} s3
+ * @param {Pick<import('../config.js').ImportConfig, 'table' | 'runId' | import('./write-options.js').WriteOptionName> & { bucket: string, key: string }} config
+ */
+export async function jobIdOfObject(s3, config) {
+  const head = await s3.send(new HeadObjectCommand({ Bucket: config.bucket, Key: config.key }));
+  return jobIdFor(`${config.bucket}/${config.key}`, etagOf(head), config.table, writeOptionsOf(config), config.runId);
 }
 
 /**
@@ -153,6 +172,16 @@ export async function checkNotRunningElsewhere(store, prefix, jobId, shard, now 
   throw new JobRunningError(`job ${jobId}${shard > 0 ? ` shard ${shard + 1}` : ''} is being run by ${who} (last status ${status.updatedAt}): two runs at once could leave older rows of a key after newer ones; wait for it to end (ddbload status shows it), or stop it and resume from its checkpoint`);
 }
 
+/**
+ * A running shard whose runner is a process on this host that is gone (not one that handed over): lost at
+ * once, not after its heartbeat's silence.
+ * @param {ShardStatus} status
+ */
+function runnerGone(status) {
+  const runner = status.runner;
+  return status.handedOverAt === undefined && runner !== undefined && 'pid' in runner && runner.host === hostname() && runner.pid !== process.pid && !processAlive(runner.pid);
+}
+
 /** @param {number} pid */
 function processAlive(pid) {
   try {
@@ -189,8 +218,10 @@ export async function readJobStatus(store, prefix, jobId, knownPlan, now = Date.
   const shards = found.map((status, index) => {
     // A status of another cut of the job (an unsharded run's, before this plan) is not this shard's.
     if (status === undefined || (status.shards !== undefined && status.shards !== count)) return { jobId, shard: index, shards: count, state: 'pending', updatedAt: '', rowsRead: 0, written: 0, rejected: 0 };
+    if (status.state !== 'running') return status;
+    if (runnerGone(status)) return { ...status, state: 'lost', error: `its process ${/** @type {{ pid: number }} */ (status.runner).pid} on this host ended without finishing it (killed); run the job again to re-run it` };
     const silentMs = now - (Date.parse(status.updatedAt) || 0);
-    return status.state === 'running' && silentMs > silenceAllowedMs(status) ? { ...status, state: 'lost', error: `no status update for ${Math.round(silentMs / 1000)} s: the run was killed or timed out; run the job again to re-run it` } : status;
+    return silentMs > silenceAllowedMs(status) ? { ...status, state: 'lost', error: `no status update for ${Math.round(silentMs / 1000)} s: the run was killed or timed out; run the job again to re-run it` } : status;
   });
   return { jobId, plan, shards, total: totalOf(shards, plan) };
 }

@@ -3,12 +3,13 @@
  *   <statusPrefix><job id>/plan.json                                 the plan of a sharded job
  *   <statusPrefix><job id>/shard-0001.json                           each shard's status
  *   <statusPrefix><job id>/replay-shard-0001-segment-0001-<run>.json  rows a segment out of time left to write
+ *   <statusPrefix>latest/<digest of source, version and table>.json  the job last started of that source into that table
  *   <rejectsPrefix><source key>/<job id>/segment-0001-<run>.csv            a segment's rejects
  *   <rejectsPrefix><source key>/<job id>/shard-0001/segment-0001-<run>.csv a segment's rejects, in a sharded job
  * <run> is a random name each segment's run draws, so that two runs of one segment (a retry, a duplicate
  * that got past the idempotency table) never write the same object.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 
 /** A 1-based number as the four digits object names use (they then sort in order). @param {number} n */
 export const fourDigits = (n) => String(n).padStart(4, '0');
@@ -18,6 +19,13 @@ export const planKey = (prefix, jobId) => `${prefix}${jobId}/plan.json`;
 
 /** @param {string} prefix @param {string} jobId @param {number} index 0-based */
 export const shardStatusKey = (prefix, jobId, index) => `${prefix}${jobId}/shard-${fourDigits(index + 1)}.json`;
+
+/**
+ * The pointer to the job last started of one source version into one table (its write options decide which
+ * job: status by a file's name reads this).
+ * @param {string} prefix @param {string} source  as sourceId names it @param {string} etag @param {string} table
+ */
+export const latestJobKey = (prefix, source, etag, table) => `${prefix}latest/${createHash('sha256').update(JSON.stringify([source, etag, table])).digest('hex').slice(0, 32)}.json`;
 
 /** A name for one run of a segment: 8 hex digits. */
 export const newRunName = () => randomBytes(4).toString('hex');

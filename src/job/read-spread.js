@@ -286,23 +286,30 @@ export async function readSpread({ ranges, end, open, buildItem, compare, pass, 
     for (let k = j - 1; k >= 0; k--) {
       const below = ranges[k].max;
       if (below === undefined) continue;
-      if (order(below, key) >= 0) throw outOfOrder(line, j, k);
+      if (order(below, key) >= 0) throw outOfOrder(line, j, k, key);
       break;
     }
     for (let k = j + 1; k < ranges.length; k++) {
       const above = ranges[k].min;
       if (above === undefined) continue;
-      if (order(key, above) >= 0) throw outOfOrder(line, j, k);
+      if (order(key, above) >= 0) throw outOfOrder(line, j, k, key);
       break;
     }
     if (range.min === undefined || order(key, range.min) < 0) range.min = key;
     if (range.max === undefined || order(key, range.max) > 0) range.max = key;
   }
 
-  /** @param {number} line @param {number} j @param {number} k */
-  function outOfOrder(line, j, k) {
+  /**
+   * The error for a key of range j that range k's span (a neighbour's) does not leave room for: it names the
+   * range among whose keys the key lies, if one's span holds it, else the neighbour it passes.
+   * @param {number} line @param {number} j @param {number} k @param {string} key
+   */
+  function outOfOrder(line, j, k, key) {
+    const order = /** @type {(a: string, b: string) => number} */ (compare);
+    const among = ranges.findIndex((range, m) => m !== j && range.min !== undefined && range.max !== undefined && order(key, range.min) >= 0 && order(key, range.max) <= 0);
+    const where = among === -1 ? `${k < j ? 'below the last' : 'above the first'} key range ${k + 1} has read` : `among the keys range ${among + 1} has read`;
     return new SpreadOrderError(
-      `spread: the key of line ${line} (range ${j + 1} of ${ranges.length}) lies among the keys range ${k + 1} has read, so the file is not sorted by the table's key and reading it in ${ranges.length} places could write an older row of a key over a newer one. The rows written so far are in order. Import it without spread (leave spread out; shuffleWindow spreads rows of any order), or sort the file by the table's key first`,
+      `spread: the key of line ${line} (range ${j + 1} of ${ranges.length}) lies ${where}, so the file is not sorted by the table's key and reading it in ${ranges.length} places could write an older row of a key over a newer one. The rows written so far are in order. Import it without spread (leave spread out; shuffleWindow spreads rows of any order), or sort the file by the table's key first`,
     );
   }
 }

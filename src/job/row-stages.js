@@ -15,15 +15,16 @@ import { HeaderError } from '../errors.js';
 
 /**
  * The file's format: the one a checkpoint or shard carries, else decided once, at the file's start, from
- * its name and (for `auto`) its first bytes. Returns the body to read on, with any bytes peeked put back.
+ * its name and (for `auto`) its first bytes. Returns the body to read on, with any bytes peeked put back,
+ * and whether it turned out to hold no byte at all (an empty object, a gzip stream of nothing): no rows.
  * @param {Pick<import('../config.js').ImportConfig, 'format' | 'key' | 'file'>} config
  * @param {{ format?: import('../config.js').Format }} start
  * @param {import('node:stream').Readable} body
  */
 export async function formatOf(config, start, body) {
-  if (start.format !== undefined) return { format: start.format, body };
+  if (start.format !== undefined) return { format: start.format, body, empty: false };
   const peeked = config.format === 'auto' ? await peek(body) : undefined;
-  return { format: decideFormat(config.format, config.key ?? config.file ?? '', peeked?.first), body: peeked?.body ?? body };
+  return { format: decideFormat(config.format, config.key ?? config.file ?? '', peeked?.first), body: peeked?.body ?? body, empty: peeked !== undefined && peeked.first === undefined };
 }
 
 /**

@@ -9,6 +9,7 @@ import { createMetricsPublisher } from '../observe/metrics.js';
 import { createRejectsWriter } from '../observe/rejects.js';
 import { startThroughputLog } from '../observe/throughput.js';
 import { checkpointAfter } from './checkpoint.js';
+import { writeOptionsOf } from './write-options.js';
 import { createStatusWriter, runnerOf } from './job-status.js';
 import { newRunName, rejectsKey, shardStatusKey } from './object-keys.js';
 import { sourceFields, sourceName } from '../source/source-name.js';
@@ -114,7 +115,7 @@ export async function startSegmentReport({ config, store, logger, start, jobId, 
       await closeRejects();
       if (end.handOver) {
         const { handOver: _, ...at } = end;
-        const checkpoint = checkpointAfter(start, { ...at, jobId, etag: source.etag, seconds: seconds(), reopens: reopens(), totals: totalsOf(stats), rejectsObjects, rejectSample });
+        const checkpoint = checkpointAfter(start, { ...at, jobId, etag: source.etag, options: writeOptionsOf(config), seconds: seconds(), reopens: reopens(), totals: totalsOf(stats), rejectsObjects, rejectSample });
         await status.finish(statusNow('running', { handedOverAt: { byte: checkpoint.byte, line: checkpoint.line } }));
         logger.info('segment handed over', { ...context, byte: checkpoint.byte, line: checkpoint.line, rowsRead: stats.rowsRead, written: stats.written, rejected: stats.rejected });
         return { done: false, checkpoint };

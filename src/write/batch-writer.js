@@ -27,6 +27,14 @@ import { createWriteWindow } from './window.js';
 
 export const BATCH_SIZE = 25;
 
+/**
+ * Items one call carries at most: BATCH_SIZE, or under a small WCU cap a twentieth of a second's worth.
+ * The cap hands a call its units once its bucket is not empty, so each writer may pass its rate by one
+ * call in a second; calls of 25 under a cap of 10 shared by four shards sent 100 WCU in the first second.
+ * @param {number | undefined} maxWcu
+ */
+export const itemsPerCall = (maxWcu) => (maxWcu === undefined ? BATCH_SIZE : Math.max(1, Math.min(BATCH_SIZE, Math.floor(maxWcu / 20))));
+
 /** @typedef {import('../types.js').Entry} Entry */
 /** @typedef {import('../types.js').Rejection} Rejection */
 
@@ -109,7 +117,7 @@ export function createBatchWriter(options) {
 
   /** Rows to write because the row that replaced them was rejected, by that row. @type {Map<Entry, Entry>} */
   const revived = new Map();
-  const batch = createBatch(stats, (collapsed) => {
+  const batch = createBatch(itemsPerCall(options.maxWcu), stats, (collapsed) => {
     unsettled.delete(collapsed);
     tellSettled();
   });
@@ -247,10 +255,11 @@ export function createBatchWriter(options) {
  * The batch being filled: at most one row per key. A row whose key is in it already replaces that row if
  * it is further down the file, as sequential writes would have it, even when rows arrive out of order
  * (shuffleWindow); either way one of the two is counted as collapsed.
+ * @param {number} size  rows a full batch holds
  * @param {import('../observe/counters.js').Stats} stats
  * @param {(entry: Entry) => void} onCollapse  the row that lost
  */
-function createBatch(stats, onCollapse) {
+function createBatch(size, stats, onCollapse) {
   /** @type {Entry[]} */
   let entries = [];
   /** @type {Map<string, number>} keyId -> index in entries */
@@ -270,7 +279,7 @@ function createBatch(stats, onCollapse) {
       }
       keys.set(entry.keyId, entries.length);
       entries.push(entry);
-      return entries.length === BATCH_SIZE;
+      return entries.length === size;
     },
     size: () => entries.length,
     /** The batch's entries; the batch is empty again. */

@@ -7,15 +7,17 @@ const THROTTLES = new Set(['ProvisionedThroughputExceededException', 'Throttling
 // Connection failures the SDK also retries (EHOSTUNREACH, ENETUNREACH, ENOTFOUND: a network that comes
 // and goes; EPROTO: a TLS exchange cut short).
 const NETWORK_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EPIPE', 'ECONNABORTED', 'EAI_AGAIN', 'UND_ERR_SOCKET', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EPROTO']);
-// Refusals of some items of a call (an item collection past 10 GB): split, so that only those are rejected.
-const REFUSALS = new Set(['ValidationException', 'ItemCollectionSizeLimitExceededException']);
+// Refusals of some items of a call (an item collection past 10 GB; an item whose encoding a server cannot
+// read, which some DynamoDB-compatible servers answer with SerializationException): split, so that only
+// those are rejected.
+const REFUSALS = new Set(['ValidationException', 'ItemCollectionSizeLimitExceededException', 'SerializationException']);
 const TIMEOUT_NAMES = new Set(['TimeoutError', 'RequestTimeout', 'RequestTimeoutException']);
 
 /**
  * - throttle: the whole call was refused for capacity; retry, and count the items as throttled.
  * - transient: 5xx, connection reset, time-out; retry.
  * - invalid: the table refused the request (ValidationException, an item collection over its size
- *   limit); retrying cannot help, but a smaller request may: the batch is split to find the offending items.
+ *   limit, SerializationException); retrying cannot help, but a smaller request may: the batch is split to find the offending items.
  * - fatal: the import cannot go on (missing table, no permission, bad credentials).
  * @typedef {'throttle' | 'transient' | 'invalid' | 'fatal'} ErrorKind
  */

@@ -99,6 +99,19 @@ describe('spread against the sequential oracle', () => {
     expect(items.filter((item) => item.id.S === 'k1').map((item) => item.v.S)).not.toContain('older');
   });
 
+  it('names the range among whose keys an unsorted row\'s key lies, not the neighbour it passes (issue 35, defect 9)', async () => {
+    const table = await createTable(local.dynamodb, { partition: { name: 'id', type: 'S' } });
+    // Three ranges of 50 rows: a.., m.., y..; range 3's 42nd row is a25, among range 1's keys, below range 2's.
+    const third = Array.from({ length: 50 }, (_, i) => `y${String(i).padStart(2, '0')},v`);
+    third.splice(41, 0, 'a25,v');
+    third.pop();
+    const rows = [...['a', 'm'].flatMap((letter) => Array.from({ length: 50 }, (_, i) => `${letter}${String(i).padStart(2, '0')},v`)), ...third];
+    const key = 'spread/unsorted-among.csv';
+    await local.s3.send(new PutObjectCommand({ Bucket: TEST_BUCKET, Key: key, Body: `id,v\n${rows.join('\n')}\n` }));
+    const error = await handler(/** @type {any} */ ({ bucket: TEST_BUCKET, key, table, spread: 3 })).catch((e) => e);
+    expect(error).toMatchObject({ code: 'SPREAD_UNSORTED', message: expect.stringMatching(/line 143 \(range 3 of 3\) lies among the keys range 1 has read/) });
+  });
+
   it('reads a sorted JSON Lines file in 3 places within each of 2 shards, runs of one key across the cuts, and leaves its last rows', async () => {
     const table = await createTable(local.dynamodb, { partition: { name: 'pk', type: 'N' }, sort: { name: 'sk', type: 'S' } });
     // 12 partition keys in numeric order (9 < 10 < 11), 40 sort keys each, every row of pk 2 three times (the last one wins).

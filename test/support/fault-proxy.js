@@ -8,7 +8,9 @@
  *  - answer 500 InternalServerError without forwarding (share `serverErrors`);
  *  - forward the call, then reset the connection instead of answering (share `resetCalls`): the
  *    items are written but the client cannot know, the hardest case for "exactly once";
- *  - never answer (share `hangCalls`, or the calls `hangCall` picks by number), until the client gives up.
+ *  - never answer (share `hangCalls`, or the calls `hangCall` picks by number), until the client gives up;
+ *  - refuse a call holding an item `refuseItem` picks, whole, with the error it names (as a server that
+ *    cannot read one item's encoding answers SerializationException).
  * A throttled call carries the ThrottlingReasons `throttlingReasons` gives, as DynamoDB's have since 2025;
  * with `pointInTimeRecovery`, DescribeContinuousBackups (which DynamoDB Local lacks) is answered here.
  * Other calls pass through untouched. Listens on 127.0.0.1 and a free port.
@@ -27,14 +29,15 @@ import { listenOnLoopback } from './loopback.js';
  * @property {number} [hangCalls]        share of calls never answered, 0..1
  * @property {'ENABLED' | 'DISABLED'} [pointInTimeRecovery]  answer DescribeContinuousBackups so (DynamoDB Local does not implement it)
  * @property {(call: number) => boolean} [hangCall]  whether the call with this number (from 1) is never answered
+ * @property {(request: Record<string, any>) => string | undefined} [refuseItem]  an error name for a put or delete request refused, else undefined
  * @property {() => number} [random]
  */
 
 const THROTTLE_ERRORS = ['ProvisionedThroughputExceededException', 'ThrottlingException', 'RequestLimitExceeded'];
 
 /** @param {FaultOptions} options */
-export async function startFaultProxy({ target, unprocessedItems = 0, throttleCalls = 0, throttlingReasons = () => [], pointInTimeRecovery, serverErrors = 0, resetCalls = 0, hangCalls = 0, hangCall = () => false, random = Math.random }) {
-  const counts = { calls: 0, throttledCalls: 0, throttledCallItems: 0, heldBackItems: 0, forwardedItems: 0, serverErrors: 0, resets: 0, hangs: 0 };
+export async function startFaultProxy({ target, unprocessedItems = 0, throttleCalls = 0, throttlingReasons = () => [], pointInTimeRecovery, serverErrors = 0, resetCalls = 0, hangCalls = 0, hangCall = () => false, refuseItem = () => undefined, random = Math.random }) {
+  const counts = { calls: 0, throttledCalls: 0, throttledCallItems: 0, heldBackItems: 0, forwardedItems: 0, serverErrors: 0, resets: 0, hangs: 0, refusedCalls: 0 };
   const targetUrl = new URL(target);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 
@@ -81,6 +84,11 @@ export async function startFaultProxy({ target, unprocessedItems = 0, throttleCa
       if (hangCall(counts.calls) || random() < hangCalls) {
         counts.hangs++;
         return; // the client's request timeout ends it; stop() closes what is left
+      }
+      const refusal = Object.values(/** @type {Record<string, Array<Record<string, any>>>} */ (request.RequestItems)).flat().map(refuseItem).find((name) => name !== undefined);
+      if (refusal !== undefined) {
+        counts.refusedCalls++;
+        return reply(res, 400, {}, JSON.stringify({ __type: `com.amazon.coral.service#${refusal}`, message: `Injected: ${refusal} for one item of the call` }));
       }
       if (random() < serverErrors) {
         counts.serverErrors++;

@@ -1,0 +1,43 @@
+/**
+ * The options that change what a job writes into the table: how its rows are read, typed and keyed, and
+ * whether they are put or deleted. They are part of what a job is: its id is made from them (with the
+ * source, its version and the table), and a checkpoint carries them, so that a run with other such
+ * options is another job (never a finished one skipped) and a resume cannot read the rest otherwise.
+ */
+
+/** @typedef {import('../config.js').ImportConfig} ImportConfig */
+
+/** Options that change what is written. Add an option here when a run with another value writes other items. */
+export const WRITE_OPTIONS = /** @type {const} */ (['mode', 'format', 'keyColumn', 'sortKeyColumn', 'generateKey', 'columnTypes', 'emptyCell', 'setSeparator', 'delimiter', 'encoding', 'fromRejects']);
+
+/** @typedef {(typeof WRITE_OPTIONS)[number]} WriteOptionName */
+/** @typedef {Record<WriteOptionName, unknown>} WriteOptions */
+
+/**
+ * The write options of a config, in one form: absent ones null, column types sorted by column, so that
+ * two configs that write alike give equal JSON.
+ * @param {Pick<ImportConfig, WriteOptionName>} config
+ * @returns {WriteOptions}
+ */
+export function writeOptionsOf(config) {
+  /** @type {Record<string, unknown>} */
+  const options = {};
+  for (const name of WRITE_OPTIONS) options[name] = config[name] ?? null;
+  options.columnTypes = Object.fromEntries(Object.entries(config.columnTypes).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  return /** @type {WriteOptions} */ (options);
+}
+
+/**
+ * The first write option whose value differs between two sets (a saved one may lack options added
+ * after it was saved: those are compared with `laterDefaults`).
+ * @param {Partial<WriteOptions>} saved @param {WriteOptions} now
+ * @param {Partial<WriteOptions>} [laterDefaults]
+ * @returns {{ name: WriteOptionName, was: unknown, now: unknown } | undefined}
+ */
+export function changedWriteOption(saved, now, laterDefaults = {}) {
+  for (const name of WRITE_OPTIONS) {
+    const was = name in saved ? saved[name] : laterDefaults[name];
+    if (JSON.stringify(was) !== JSON.stringify(now[name])) return { name, was, now: now[name] };
+  }
+  return undefined;
+}
