@@ -9,7 +9,8 @@
  *                                       directory, or files separated by commas: each of them
  *   FUZZ_LANES=keys,jsonl               the lanes to run (lanes.js LANES); unset: every lane, the runs
  *                                       split between them (csv twice the others' share; csv-shards,
- *                                       cases cut into shards with keys that do not repeat, half)
+ *                                       cases cut into shards with keys that do not repeat, half;
+ *                                       prefix a quarter)
  *   FUZZ_FEATURES=-malformedQuotes,-invalidUtf8   switches kinds of input off in every lane (see
  *                                       arbitraries.js FEATURES); shards stay off but in csv-shards
  *   FUZZ_TIME_LIMIT_S=300               stops the run, shrinking included, after this long (a timing-
@@ -41,8 +42,12 @@ const replays = (replay ?? '')
   .flatMap((entry) => (statSync(entry).isDirectory() ? readdirSync(entry).filter((name) => name.endsWith('.json')).sort().map((name) => join(entry, name)) : [entry]));
 const timeLimitSeconds = numberFromEnv('FUZZ_TIME_LIMIT_S') ?? 300;
 
-/** Each lane's share of the runs: the csv lane twice the others', csv-shards half. @type {Record<string, number>} */
-const SHARES = { csv: 2, 'csv-shards': 0.5 };
+/**
+ * Each lane's share of the runs: the csv lane twice the others', csv-shards half, prefix a quarter (its
+ * objects run in worker processes: about 1.7 s a case, ten times the others').
+ * @type {Record<string, number>}
+ */
+const SHARES = { csv: 2, 'csv-shards': 0.5, prefix: 0.25 };
 
 /**
  * The features a lane runs with: FUZZ_FEATURES if set, else the lane's own; shards only in csv-shards.
