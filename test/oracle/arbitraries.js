@@ -36,6 +36,14 @@ export const FEATURES = Object.freeze({
   jitter: 'latency jitter that reorders writes and answers',
   segments: 'segmentMs, and hand-overs every 64 rows (continuations)',
   shards: 'shards: 2 or 3',
+  // The lanes of lanes.js (keys, csv-types, jsonl, ddb-json, delete):
+  nulKeys: 'S keys with NUL and other control characters, composite keys that meet when joined on NUL',
+  oddBase64: 'base64 whose padding bits are not zero ("AR==" for the byte 01), in keys, B values and BS members',
+  binaryKeys: 'tables whose partition or sort key is B',
+  numberSpellings: 'one N key or set member written several ways (7, 007, 7.0, 70E-1)',
+  badValues: 'values and lines the import must reject',
+  binaryOrder: 'spread: B keys, whose order (DynamoDB\'s, by bytes) is not their base64 text\'s',
+  utf8Order: 'spread: S keys whose UTF-8 byte order (DynamoDB\'s) is not their UTF-16 order (U+E000-U+FFFF against astral characters)',
 });
 
 /** @typedef {Set<string>} Features */
@@ -106,9 +114,15 @@ export function featuresFrom(text) {
 /**
  * @typedef {object} ImportCase
  * @property {Buffer} bytes
- * @property {{ keyColumn: string, sortKeyColumn?: string, generateKey: boolean, columnTypes: Record<string, ColumnType>, delimiter: string, shuffleWindow: number, encoding?: string }} options
+ * @property {{ keyColumn: string, sortKeyColumn?: string, generateKey: boolean, columnTypes: Record<string, string>, delimiter: string, shuffleWindow: number, encoding?: string, format?: string, emptyCell?: string, setSeparator?: string, mode?: string }} options
  * @property {string} description  the case as JavaScript: bytes and options
  * @property {number} rows         data rows written (before faults)
+ * @property {{ partition: { name: string, type: 'S' | 'N' | 'B' }, sort?: { name: string, type: 'S' | 'N' | 'B' } }} [tableKeys]  default: from the key columns' types
+ * @property {Array<Record<string, any>>} [initialItems]  what the table holds before the import (DynamoDB JSON)
+ * @property {string} [objectSuffix]  the S3 key's ending, default .csv
+ * @property {import('./lanes.js').JobObject[]} [objects]  a job over a prefix of these objects (bytes unused)
+ * @property {{ fixEvery: number }} [roundTrip]  then its rejects file, fixed, imported with fromRejects
+ * @property {import('./lanes.js').Stop[]} [stops]  the import is stopped so, and resumed from its checkpoint
  */
 
 const LINE_BREAKS = ['\n', '\r\n', '\r'];

@@ -7,10 +7,12 @@
  *   FUZZ_SEED=<seed> FUZZ_PATH=<path>   replays the case a failure reported
  *   FUZZ_REPLAY=<file>                  replays a saved failing case (the failure names the file); a
  *                                       directory, or files separated by commas: each of them
- *   FUZZ_FEATURES=-malformedQuotes,-invalidUtf8   switches kinds of input off (see arbitraries.js FEATURES);
- *                                       unset: two passes, as in npm test (differential.test.js): two
- *                                       thirds of the runs without shards, a third with shards and keys
- *                                       that do not repeat (the README says why)
+ *   FUZZ_LANES=keys,jsonl               the lanes to run (lanes.js LANES); unset: every lane, the runs
+ *                                       split between them (csv twice the others' share; csv-shards,
+ *                                       cases cut into shards with keys that do not repeat, half;
+ *                                       prefix a quarter)
+ *   FUZZ_FEATURES=-malformedQuotes,-invalidUtf8   switches kinds of input off in every lane (see
+ *                                       arbitraries.js FEATURES); shards stay off but in csv-shards
  *   FUZZ_TIME_LIMIT_S=300               stops the run, shrinking included, after this long (a timing-
  *                                       dependent failure shrinks slowly: most smaller cases pass by chance)
  *   FUZZ_MAX_ROWS=300                   data rows per generated file at most
@@ -21,6 +23,7 @@ import { describe, expect, it } from 'vitest';
 import { useLocalServers } from '../support/local.js';
 import { featuresFrom } from './arbitraries.js';
 import { checkAgainstOracle, replayFailure } from './differential.js';
+import { LANES, lanesFrom } from './lanes.js';
 
 const local = useLocalServers();
 
@@ -28,7 +31,8 @@ const local = useLocalServers();
 const numberFromEnv = (name) => (process.env[name] === undefined || process.env[name] === '' ? undefined : Number(process.env[name]));
 
 const numRuns = numberFromEnv('FUZZ_RUNS') ?? 20;
-const seed = numberFromEnv('FUZZ_SEED');
+// A run without --seed draws one, and each lane's line says it, to be replayed.
+const seed = numberFromEnv('FUZZ_SEED') ?? Math.floor(Math.random() * 2 ** 31);
 const path = process.env.FUZZ_PATH || undefined;
 const replay = process.env.FUZZ_REPLAY || undefined;
 /** The saved cases to replay: FUZZ_REPLAY names files (comma-separated) or directories of them. */
@@ -38,16 +42,39 @@ const replays = (replay ?? '')
   .flatMap((entry) => (statSync(entry).isDirectory() ? readdirSync(entry).filter((name) => name.endsWith('.json')).sort().map((name) => join(entry, name)) : [entry]));
 const timeLimitSeconds = numberFromEnv('FUZZ_TIME_LIMIT_S') ?? 300;
 
+/**
+ * Each lane's share of the runs: the csv lane twice the others', csv-shards half, prefix a quarter (its
+ * objects run in worker processes: about 1.7 s a case, ten times the others').
+ * @type {Record<string, number>}
+ */
+const SHARES = { csv: 2, 'csv-shards': 0.5, prefix: 0.25 };
+
+/**
+ * The features a lane runs with: FUZZ_FEATURES if set, else the lane's own; shards only in csv-shards.
+ * @param {string} lane
+ */
+function laneFeatures(lane) {
+  const features = featuresFrom(process.env.FUZZ_FEATURES || LANES[lane].features);
+  if (lane !== 'csv-shards') features.delete('shards');
+  else features.delete('repeatedKeys');
+  return features;
+}
+
 describe('the import against the sequential oracle', () => {
-  const passes = process.env.FUZZ_FEATURES
-    ? [{ runs: numRuns, features: process.env.FUZZ_FEATURES, seed }]
-    : [
-        { runs: Math.ceil((numRuns * 2) / 3), features: '-shards', seed },
-        { runs: Math.floor(numRuns / 3), features: '-repeatedKeys', seed: seed === undefined ? undefined : seed + 1 },
-      ];
-  it.skipIf(replay !== undefined).each(passes.filter((pass) => pass.runs > 0))('leaves what the oracle says on $runs generated files and conditions (features $features)', async (pass) => {
+  const lanes = lanesFrom(process.env.FUZZ_LANES);
+  const weights = lanes.map((lane) => SHARES[lane] ?? 1);
+  const total = weights.reduce((sum, weight) => sum + weight, 0);
+  // Each lane gets its share of the runs, at least one; a lane's seed is the run's plus its place.
+  const passes = lanes.map((lane, i) => ({
+    lane,
+    runs: lanes.length === 1 ? numRuns : Math.max(1, Math.round((numRuns * weights[i]) / total)),
+    features: [...laneFeatures(lane)].join(','),
+    seed: seed + Object.keys(LANES).indexOf(lane),
+  }));
+  it.skipIf(replay !== undefined).each(passes)('lane $lane: leaves what the oracle says on $runs generated files and conditions', async (pass) => {
     const started = performance.now();
     const { cases } = await checkAgainstOracle(local, {
+      lane: pass.lane,
       numRuns: pass.runs,
       seed: pass.seed,
       path,
@@ -57,7 +84,7 @@ describe('the import against the sequential oracle', () => {
       maxRows: numberFromEnv('FUZZ_MAX_ROWS'),
       log: (line) => console.info(line),
     });
-    console.info(`fuzz pass done: ${cases} of ${pass.runs} cases, features ${pass.features}, ${((performance.now() - started) / 1000).toFixed(0)} s`);
+    console.info(`fuzz lane done: ${pass.lane}, ${cases} of ${pass.runs} cases, seed ${pass.seed}, ${((performance.now() - started) / 1000).toFixed(0)} s`);
   });
 
   it.runIf(replays.length > 0).each(replays.length > 0 ? replays : [''])('replays the case saved in %s', async (file) => {

@@ -12,11 +12,14 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { handler } from '../../src/handler.js';
+import { handler, runJob } from '../../src/handler.js';
+import { resolveConfig } from '../../src/config.js';
 import { startFaultProxy } from '../support/fault-proxy.js';
-import { createTable, readRejects, TEST_BUCKET } from '../support/local.js';
-import { conditionsArbitrary, describeCase, importCaseArbitrary } from './arbitraries.js';
+import { createTable, listKeys, readRejects, TEST_BUCKET } from '../support/local.js';
+import { conditionsArbitrary, describeCase } from './arbitraries.js';
 import { startJitterProxy } from './jitter-proxy.js';
+import { expectedJsonImport } from './json-oracle.js';
+import { fixedRejectsFile, laneCaseArbitrary } from './lanes.js';
 import { expectedImport, itemText, keyIdOf, REASONS_WITH_FIELDS, sameItem } from './oracle.js';
 
 /** @typedef {import('./arbitraries.js').ImportCase} ImportCase */
@@ -44,7 +47,10 @@ export function seededRandom(seed) {
  * @returns {import('../../local/servers.js').TableKeys}
  */
 export function tableKeysFor(options) {
-  const typeOf = (/** @type {string} */ name) => (Object.getOwnPropertyDescriptor(options.columnTypes, name)?.value === 'N' ? 'N' : 'S');
+  const typeOf = (/** @type {string} */ name) => {
+    const type = Object.getOwnPropertyDescriptor(options.columnTypes, name)?.value;
+    return type === 'N' || type === 'B' ? type : 'S';
+  };
   return {
     partition: { name: options.keyColumn, type: typeOf(options.keyColumn) },
     ...(options.sortKeyColumn === undefined ? {} : { sort: { name: options.sortKeyColumn, type: typeOf(options.sortKeyColumn) } }),
@@ -64,25 +70,49 @@ export async function scanTable(env, table) {
   /** @type {unknown} */
   let startKey;
   do {
-    const date = new Date().toISOString().replace(/[-:]|\.\d+/g, '');
-    const response = await fetch(env.DYNAMODB_ENDPOINT, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/x-amz-json-1.0',
-        'x-amz-target': 'DynamoDB_20120810.Scan',
-        'x-amz-date': date,
-        // DynamoDB Local (-sharedDb) reads the credential's scope but does not check the signature.
-        authorization: `AWS4-HMAC-SHA256 Credential=${env.AWS_ACCESS_KEY_ID}/${date.slice(0, 8)}/${env.AWS_REGION}/dynamodb/aws4_request, SignedHeaders=host;x-amz-date, Signature=${'0'.repeat(64)}`,
-      },
-      body: JSON.stringify({ TableName: table, ...(startKey === undefined ? {} : { ExclusiveStartKey: startKey }) }),
-    });
-    const text = await response.text();
-    if (!response.ok) throw new Error(`Scan of ${table} failed: ${response.status} ${text}`);
-    const page = JSON.parse(text);
+    const page = await callDynamoDB(env, 'Scan', { TableName: table, ...(startKey === undefined ? {} : { ExclusiveStartKey: startKey }) });
     for (const item of page.Items ?? []) items.push(item);
     startKey = page.LastEvaluatedKey;
   } while (startKey !== undefined);
   return items;
+}
+
+/**
+ * Puts items (DynamoDB JSON, binaries as base64) into a table over plain HTTP, as scanTable reads them.
+ * @param {Record<string, string>} env @param {string} table @param {Array<Record<string, any>>} items
+ */
+export async function putItems(env, table, items) {
+  for (let from = 0; from < items.length; from += 25) {
+    /** @type {Record<string, any>} */
+    let requests = { [table]: items.slice(from, from + 25).map((Item) => ({ PutRequest: { Item } })) };
+    while (Object.keys(requests).length > 0) {
+      const answer = await callDynamoDB(env, 'BatchWriteItem', { RequestItems: requests });
+      requests = answer.UnprocessedItems ?? {};
+    }
+  }
+}
+
+/**
+ * One DynamoDB call over plain HTTP.
+ * @param {Record<string, string>} env @param {string} action @param {unknown} body
+ * @returns {Promise<Record<string, any>>}
+ */
+async function callDynamoDB(env, action, body) {
+  const date = new Date().toISOString().replace(/[-:]|\.\d+/g, '');
+  const response = await fetch(env.DYNAMODB_ENDPOINT, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/x-amz-json-1.0',
+      'x-amz-target': `DynamoDB_20120810.${action}`,
+      'x-amz-date': date,
+      // DynamoDB Local (-sharedDb) reads the credential's scope but does not check the signature.
+      authorization: `AWS4-HMAC-SHA256 Credential=${env.AWS_ACCESS_KEY_ID}/${date.slice(0, 8)}/${env.AWS_REGION}/dynamodb/aws4_request, SignedHeaders=host;x-amz-date, Signature=${'0'.repeat(64)}`,
+    },
+    body: JSON.stringify(body),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${action} failed: ${response.status} ${text}`);
+  return JSON.parse(text);
 }
 
 /**
@@ -92,6 +122,7 @@ export async function scanTable(env, table) {
  * @property {Array<Record<string, any>>} items
  * @property {string[][]} rejects   rows of the rejects files: line, reason, message, fields...
  * @property {Record<string, unknown>} proxies  what the proxies did
+ * @property {string} [roundTrip]  what the from-rejects import after it read (the oracle's counts), or where the stops came
  */
 
 /**
@@ -103,12 +134,21 @@ export async function scanTable(env, table) {
  */
 export async function runCase(local, importCase, conditions) {
   const { env, dynamodb, s3 } = local;
-  const { bytes, options } = importCase;
-  const key = `oracle/${randomUUID()}.csv`;
-  const table = await createTable(dynamodb, tableKeysFor(options));
-  const put = await s3.send(new PutObjectCommand({ Bucket: TEST_BUCKET, Key: key, Body: bytes }));
-  const etag = (put.ETag ?? '').replaceAll('"', '');
-  const expected = expectedImport(bytes, { ...options, bucket: TEST_BUCKET, key, etag });
+  const { bytes, options, objects } = importCase;
+  const tableKeys = importCase.tableKeys ?? tableKeysFor(options);
+  const table = await createTable(dynamodb, tableKeys);
+  if (importCase.initialItems !== undefined) await putItems(env, table, importCase.initialItems);
+  // One object, or (a prefix job) each of the case's objects under a prefix of its own.
+  const key = `oracle/${randomUUID()}${objects === undefined ? (importCase.objectSuffix ?? '.csv') : '/'}`;
+  let expected;
+  if (objects === undefined) {
+    const put = await s3.send(new PutObjectCommand({ Bucket: TEST_BUCKET, Key: key, Body: bytes }));
+    const etag = (put.ETag ?? '').replaceAll('"', '');
+    expected = expectedFor(importCase, tableKeys, { bucket: TEST_BUCKET, key, etag });
+  } else {
+    for (const object of objects) await s3.send(new PutObjectCommand({ Bucket: TEST_BUCKET, Key: `${key}${object.name}`, Body: object.bytes }));
+    expected = expectedOfObjects(importCase, tableKeys);
+  }
 
   const { faults } = conditions;
   const random = seededRandom(conditions.faultSeed);
@@ -117,6 +157,8 @@ export async function runCase(local, importCase, conditions) {
   /** @type {Record<string, unknown>} */
   const proxies = {};
   let outcome;
+  /** @type {string[]} */
+  let differences = [];
   try {
     let endpoint = env.DYNAMODB_ENDPOINT;
     if (faults.latencyJitterMs > 0) {
@@ -136,7 +178,7 @@ export async function runCase(local, importCase, conditions) {
 
     const event = {
       bucket: TEST_BUCKET,
-      key,
+      ...(objects === undefined ? { key } : { prefix: key }),
       table,
       ...options,
       concurrency: conditions.concurrency,
@@ -156,8 +198,10 @@ export async function runCase(local, importCase, conditions) {
     let summary;
     /** @type {unknown} */
     let thrown;
+    /** @type {string[]} */
+    const stopsTaken = [];
     try {
-      summary = /** @type {Record<string, any>} */ (await handler(event, /** @type {any} */ (context)));
+      summary = /** @type {Record<string, any>} */ (importCase.stops === undefined ? await handler(event, /** @type {any} */ (context)) : await runStopped(event, importCase.stops, context, stopsTaken));
     } catch (error) {
       thrown = error;
     }
@@ -165,17 +209,128 @@ export async function runCase(local, importCase, conditions) {
     const items = await scanTable(env, table);
     /** @type {string[][]} */
     const rejects = [];
-    for (const object of summary?.rejectsObjects ?? []) {
+    // A stopped and resumed import: every run's rejects files, listed (each run names its own).
+    const rejectsObjects = importCase.stops === undefined ? summary?.rejectsObjects ?? [] : await listKeys(s3, `oracle-rejects/${key}/`);
+    for (const object of rejectsObjects) {
       const [, ...rows] = await readRejects(s3, object);
-      rejects.push(...rows);
+      // A prefix job's rejects files are named after their object: each line is that object's.
+      const source = objects?.find((each) => object.startsWith(`oracle-rejects/${key}${each.name}/`));
+      rejects.push(...rows.map((row) => (objects === undefined ? row : [`${source?.name ?? object}:${row[0]}`, ...row.slice(1)])));
     }
-    outcome = { summary, thrown, items, rejects, proxies };
+    outcome = /** @type {Outcome} */ ({ summary, thrown, items, rejects, proxies });
+    if (importCase.stops !== undefined) outcome.roundTrip = stopsTaken.length === 0 ? 'finished before any stop' : stopsTaken.join(', then ');
+    differences = compare(expected, outcome, options);
+    // A round trip (from-rejects lane): the rejects file, fixed, imported into the same table.
+    if (importCase.roundTrip !== undefined && differences.length === 0 && rejectsObjects.length > 0) {
+      /** @type {string[][]} */
+      const rows = [];
+      for (const object of rejectsObjects) {
+        const [header, ...rest] = await readRejects(s3, object);
+        if (rows.length === 0) rows.push(header);
+        rows.push(...rest);
+      }
+      const fixed = Buffer.from(fixedRejectsFile(rows, importCase, importCase.roundTrip.fixEvery));
+      const fixedKey = `${key}.fixed-rejects.csv`;
+      await s3.send(new PutObjectCommand({ Bucket: TEST_BUCKET, Key: fixedKey, Body: fixed }));
+      const format = options.format ?? 'csv';
+      const initialItems = [...expected.items.values()];
+      const expectedAgain =
+        format === 'csv'
+          ? expectedImport(fixed, { ...options, fromRejects: true, initialItems })
+          : expectedJsonImport(fixed, { format: /** @type {'jsonl' | 'dynamodb-json'} */ (format), tableKeys, columnTypes: options.columnTypes, setSeparator: options.setSeparator, mode: options.mode, initialItems, fromRejects: true });
+      process.env.DYNAMODB_ENDPOINT = endpoint;
+      /** @type {Record<string, any> | undefined} */
+      let summaryAgain;
+      /** @type {unknown} */
+      let thrownAgain;
+      try {
+        summaryAgain = /** @type {Record<string, any>} */ (await handler({ ...event, key: fixedKey, format, fromRejects: true, rejectsPrefix: 'oracle-rejects-again/' }, /** @type {any} */ (context)));
+      } catch (error) {
+        thrownAgain = error;
+      }
+      process.env.DYNAMODB_ENDPOINT = env.DYNAMODB_ENDPOINT;
+      /** @type {string[][]} */
+      const rejectsAgain = [];
+      for (const object of summaryAgain?.rejectsObjects ?? []) rejectsAgain.push(...(await readRejects(s3, object)).slice(1));
+      const outcomeAgain = { summary: summaryAgain, thrown: thrownAgain, items: await scanTable(env, table), rejects: rejectsAgain, proxies };
+      outcome.roundTrip = `round trip ${expectedAgain.rowsRead} rows, ${expectedAgain.rejects.length} rejected again, ${expectedAgain.items.size} items`;
+      differences.push(...compare(expectedAgain, outcomeAgain, options).map((difference) => `round trip (the fixed rejects file ${clip(JSON.stringify(fixed.toString('utf8')), 400)}): ${difference}`));
+    }
   } finally {
     process.env.DYNAMODB_ENDPOINT = env.DYNAMODB_ENDPOINT;
     for (const stop of stops.reverse()) await stop();
     await dynamodb.send(new DeleteTableCommand({ TableName: table })).catch(() => {});
   }
-  return { differences: compare(expected, outcome, options), expected, outcome };
+  return { differences, expected, outcome };
+}
+
+/**
+ * Runs an import as the command line does, stopped as `stops` say (the first Ctrl-C stops reading and lets
+ * the writes end; a second gives them up), each time resumed from the checkpoint it returned; the last
+ * run's summary.
+ * @param {Record<string, any>} event @param {import('./lanes.js').Stop[]} stops @param {any} context
+ * @param {string[]} [stopsTaken]  where each stop came, as it is found
+ */
+async function runStopped(event, stops, context, stopsTaken = /** @type {string[]} */ ([])) {
+  let payload = event;
+  for (let run = 0; ; run++) {
+    const stop = new AbortController();
+    const abandon = new AbortController();
+    const plan = stops[run];
+    /** @type {NodeJS.Timeout[]} */
+    const timers = [];
+    if (plan !== undefined) {
+      timers.push(
+        setTimeout(() => {
+          stop.abort();
+          if (plan.abandon) timers.push(setTimeout(() => abandon.abort(), plan.abandonAfterMs));
+        }, plan.afterMs),
+      );
+    }
+    let result;
+    try {
+      result = /** @type {Record<string, any>} */ (await runJob(payload, resolveConfig(payload, process.env), context, { stop: stop.signal, abandon: abandon.signal }));
+    } finally {
+      for (const timer of timers) clearTimeout(timer);
+    }
+    if (result.stopped !== true) return { ...result, stopsMet: run };
+    const replay = result.checkpoint?.replay?.rows;
+    stopsTaken.push(`stopped at line ${result.checkpoint?.line}${replay === undefined ? '' : `, ${replay} rows handed on`}`);
+    payload = { ...event, checkpoint: result.checkpoint };
+  }
+}
+
+/**
+ * What the oracle of the case's format says the import must leave.
+ * @param {ImportCase} importCase @param {import('./json-oracle.js').TableKeys} tableKeys
+ * @param {{ bucket: string, key: string, etag: string }} object
+ */
+export function expectedFor(importCase, tableKeys, object) {
+  const { bytes, options, initialItems } = importCase;
+  if (options.format === 'jsonl' || options.format === 'dynamodb-json') {
+    return expectedJsonImport(bytes, { format: options.format, tableKeys, columnTypes: options.columnTypes, setSeparator: options.setSeparator, mode: options.mode, initialItems });
+  }
+  return expectedImport(bytes, { ...options, ...object, initialItems });
+}
+
+/**
+ * A prefix job's expected end: each object by the oracle of its format, from its own first line (the
+ * objects' keys are their own, so their order does not matter); a reject's line is `object:line`.
+ * @param {ImportCase} importCase @param {import('./json-oracle.js').TableKeys} tableKeys
+ * @returns {import('./oracle.js').Expected}
+ */
+function expectedOfObjects(importCase, tableKeys) {
+  /** @type {import('./oracle.js').Expected} */
+  const merged = { rowsRead: 0, rejects: [], items: new Map(), itemLines: new Map() };
+  for (const object of importCase.objects ?? []) {
+    const one = expectedFor({ ...importCase, bytes: object.source, options: { ...importCase.options, format: object.format }, objects: undefined }, tableKeys, { bucket: TEST_BUCKET, key: object.name, etag: '' });
+    if (one.error !== undefined) return { ...merged, error: one.error };
+    merged.rowsRead += one.rowsRead;
+    for (const reject of one.rejects) merged.rejects.push({ ...reject, line: /** @type {any} */ (`${object.name}:${reject.line}`) });
+    for (const [id, item] of one.items) merged.items.set(id, item);
+    for (const [id, line] of one.itemLines) merged.itemLines.set(id, line);
+  }
+  return merged;
 }
 
 /** At most this many characters of one value in a message. @param {string} text */
@@ -276,7 +431,9 @@ export function compare(expected, outcome, options) {
 export function saveFailure(importCase, conditions, differences) {
   mkdirSync(FAILURE_DIR, { recursive: true });
   const file = join(FAILURE_DIR, 'last-failure.json');
-  writeFileSync(file, `${JSON.stringify({ bytes: importCase.bytes.toString('base64'), options: importCase.options, conditions, description: importCase.description, differences }, null, 2)}\n`);
+  const { tableKeys, initialItems, objectSuffix } = importCase;
+  const objects = importCase.objects?.map((object) => ({ ...object, bytes: object.bytes.toString('base64'), source: object.source.toString('base64') }));
+  writeFileSync(file, `${JSON.stringify({ bytes: importCase.bytes.toString('base64'), options: importCase.options, tableKeys, initialItems, objectSuffix, objects, conditions, description: importCase.description, differences }, null, 2)}\n`);
   return file;
 }
 
@@ -285,7 +442,10 @@ export function loadFailure(file) {
   const saved = JSON.parse(readFileSync(file, 'utf8'));
   const bytes = Buffer.from(saved.bytes, 'base64');
   // JSON.parse keeps "__proto__" in columnTypes as an own property, as the import's payload would.
-  return { importCase: { bytes, options: saved.options, description: describeCase(bytes, saved.options), rows: 0 }, conditions: saved.conditions };
+  const { tableKeys, initialItems, objectSuffix } = saved;
+  /** @type {import('./lanes.js').JobObject[] | undefined} */
+  const objects = saved.objects?.map((/** @type {any} */ object) => ({ ...object, bytes: Buffer.from(object.bytes, 'base64'), source: Buffer.from(object.source, 'base64') }));
+  return { importCase: { bytes, options: saved.options, description: saved.description ?? describeCase(bytes, saved.options), rows: 0, tableKeys, initialItems, objectSuffix, objects }, conditions: saved.conditions };
 }
 
 /** @param {Conditions} conditions */
@@ -309,6 +469,7 @@ function describeConditions(conditions) {
  * @property {number} [timeLimitMs]    for the whole run, shrinking included
  * @property {number} [verbose]
  * @property {number} [maxRows]
+ * @property {string} [lane]           which lane's cases (lanes.js); default csv
  * @property {(line: string) => void} [log]
  */
 
@@ -318,19 +479,21 @@ function describeConditions(conditions) {
  * @param {Local} local
  * @param {FuzzOptions} options
  */
-export async function checkAgainstOracle(local, { numRuns, seed, path, features, timeLimitMs, verbose = 0, maxRows, log = () => {} }) {
+export async function checkAgainstOracle(local, { numRuns, seed, path, features, timeLimitMs, verbose = 0, maxRows, lane = 'csv', log = () => {} }) {
   let run = 0;
   let savedAs = '';
   /** The case under way: one the time limit interrupts runs on, and is awaited before the servers stop. */
   let lastCase = Promise.resolve();
-  const property = fc.asyncProperty(importCaseArbitrary(features, { maxRows }), conditionsArbitrary(features), (importCase, conditions) => (lastCase = checkCase(importCase, conditions)));
+  const property = fc.asyncProperty(laneCaseArbitrary(lane, features, { maxRows }), conditionsArbitrary(features), (importCase, conditions) => (lastCase = checkCase(importCase, conditions)));
   /** @param {import('./arbitraries.js').ImportCase} importCase @param {import('./arbitraries.js').Conditions} conditions */
   async function checkCase(importCase, conditions) {
     run++;
     const started = performance.now();
     const { differences, expected, outcome } = await runCase(local, importCase, conditions);
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
-    log(`#${run} ${importCase.bytes.length} bytes, ${expected.error?.code ?? `${expected.rowsRead} rows, ${expected.items.size} items, ${expected.rejects.length} rejects`}; ${describeConditions(conditions)}: ${differences.length === 0 ? 'same' : `${differences.length} differences`} (${seconds} s)`);
+    const keys = importCase.tableKeys ?? tableKeysFor(importCase.options);
+    const shape = `${importCase.objects === undefined ? (importCase.options.format ?? 'csv') : `prefix of ${importCase.objects.length} objects`}${importCase.options.mode === 'delete' ? ' delete' : ''} keys ${keys.partition.type}${keys.sort === undefined ? '' : `/${keys.sort.type}`}`;
+    log(`${lane} #${run} ${shape}, ${importCase.bytes.length} bytes, ${expected.error?.code ?? `${expected.rowsRead} rows, ${expected.items.size} items, ${expected.rejects.length} rejects`}; ${describeConditions(conditions)}${outcome.roundTrip === undefined ? '' : `; ${outcome.roundTrip}`}: ${differences.length === 0 ? 'same' : `${differences.length} differences`} (${seconds} s)`);
     if (differences.length === 0) return;
     savedAs = saveFailure(importCase, conditions, differences);
     const shown = differences.slice(0, 25);

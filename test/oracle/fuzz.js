@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * npm run fuzz -- --runs N [--seed S] [--path P] [--features -a,-b] [--replay FILE] [--time-limit SECONDS] [--max-rows N]
+ * npm run fuzz -- --runs N [--seed S] [--lanes a,b] [--path P] [--features -a,-b] [--replay FILE] [--time-limit SECONDS] [--max-rows N]
  * Runs the differential fuzz tests (vitest.fuzz.config.js) with these settings; other arguments go to vitest.
  */
 import { spawn } from 'node:child_process';
@@ -11,6 +11,7 @@ const FLAGS = {
   '--seed': 'FUZZ_SEED',
   '--path': 'FUZZ_PATH',
   '--features': 'FUZZ_FEATURES',
+  '--lanes': 'FUZZ_LANES',
   '--replay': 'FUZZ_REPLAY',
   '--time-limit': 'FUZZ_TIME_LIMIT_S',
   '--max-rows': 'FUZZ_MAX_ROWS',
@@ -18,12 +19,14 @@ const FLAGS = {
 };
 
 const HELP = `npm run fuzz -- [options] [vitest arguments]
-  --runs N           generated cases (default 20)
+  --runs N           generated cases (default 20), split between the lanes
+  --lanes LIST       "keys,jsonl": only these lanes (test/oracle/lanes.js LANES: csv, csv-shards, keys,
+                     csv-types, jsonl, ddb-json, delete); default every lane
   --seed S           fast-check seed (a failure prints the seed and path that replay it)
   --path P           with --seed: replay only the reported counterexample
   --replay FILE      run one saved failing case again (a failure prints the file)
   --features LIST    "-a,-b" switches kinds of input off, "a,b" keeps only these (test/oracle/arbitraries.js FEATURES)
-  --time-limit S     stop after S seconds, shrinking included (default 300)
+  --time-limit S     stop each lane after S seconds, shrinking included (default 300)
   --max-rows N       data rows per generated file at most (default 300)
   --verbose 0|1|2    fast-check's verbosity`;
 

@@ -40,8 +40,24 @@
  * generateKey the key is the UUID v5 of `${bucket}/${key}#${etag}:${line}`; then ITEM_TOO_LARGE
  * (over 400 KB as DynamoDB counts it); then KEY_TOO_LONG (partition key over 2048 UTF-8 bytes,
  * sort key over 1024). Keys typed N are one key when their values are equal (`007`, `7`, `7.0`).
+ *
+ * Every other column type (README, "Every type from CSV"): B is standard base64 with its padding
+ * (INVALID_BINARY otherwise); padding bits that are not zero ("AR==") are accepted, the value is the
+ * decoded bytes and is written as their canonical base64 ("AQ=="). M and L are a JSON cell (not JSON,
+ * or an array for M / an object for L: INVALID_JSON), its values by their JSON type as in JSON Lines
+ * (jsonToAttribute). SS, NS and BS are cut by setSeparator: an empty member is INVALID_SET; then each
+ * member in order: NS a number (INVALID_NUMBER), BS base64 (INVALID_BINARY), and none equal to one
+ * before it (INVALID_SET; numbers by value, binaries by their bytes). emptyCell: 'omit' leaves an empty
+ * cell out, 'null' makes it NULL (any type), 'empty-string' makes it "" in an S column and leaves it out
+ * in others. Key columns are S, N or B; a B key is its bytes (its length too).
+ *
+ * Keys as DynamoDB has them: two rows are one item exactly when their key attributes are equal: S by
+ * the exact string (NUL and other control characters are characters like any other), N by value, B by
+ * the decoded bytes. `mode: 'delete'`: only the key columns are read (their cells checked), and a
+ * row removes its key's item, if there is one. `initialItems` is what the table holds before.
  */
 import { v5 as uuidv5 } from 'uuid';
+import { hasLoneSurrogate, JsonNumber, JsonSyntaxError, parseJsonText } from './json-text.js';
 
 export const MAX_RECORD_BYTES = 1024 * 1024;
 export const MAX_ITEM_BYTES = 400 * 1024;
@@ -50,15 +66,16 @@ export const MAX_SORT_KEY_BYTES = 1024;
 export const GENERATED_KEY_NAMESPACE = '6f1f4a52-3c0e-4f5e-9d3a-6a2b8f0c1e47';
 
 /** Reasons whose rejects carry the record's fields, which a comparison checks. */
-export const REASONS_WITH_FIELDS = new Set(['FIELD_COUNT', 'INVALID_NUMBER', 'INVALID_BOOL', 'MISSING_KEY', 'KEY_TOO_LONG', 'ITEM_TOO_LARGE', 'REJECTED_BY_TABLE']);
+export const REASONS_WITH_FIELDS = new Set(['FIELD_COUNT', 'INVALID_NUMBER', 'INVALID_BOOL', 'INVALID_BINARY', 'INVALID_SET', 'INVALID_JSON', 'INVALID_ATTRIBUTE_VALUE', 'KEY_TYPE', 'MISSING_KEY', 'KEY_TOO_LONG', 'ITEM_TOO_LARGE', 'REJECTED_BY_TABLE']);
 
 const QUOTE = 0x22;
 const LF = 0x0a;
 const CR = 0x0d;
 
-/** @typedef {{ S: string } | { N: string } | { BOOL: boolean }} AttributeValue */
+/** An attribute value in DynamoDB's JSON (binaries as base64). @typedef {Record<string, any>} AttributeValue */
 /** @typedef {Record<string, AttributeValue>} Item */
-/** @typedef {'S' | 'N' | 'BOOL'} ColumnType */
+/** @typedef {'S' | 'N' | 'BOOL' | 'B' | 'M' | 'L' | 'SS' | 'NS' | 'BS'} ColumnType */
+const COLUMN_TYPES = new Set(['S', 'N', 'BOOL', 'B', 'M', 'L', 'SS', 'NS', 'BS']);
 
 /**
  * @typedef {object} OracleOptions
@@ -71,6 +88,11 @@ const CR = 0x0d;
  * @property {string} [bucket]         for generated keys
  * @property {string} [key]            for generated keys
  * @property {string} [etag]           for generated keys (without quotes)
+ * @property {string} [emptyCell]      'omit' (default), 'null', 'empty-string'
+ * @property {string} [setSeparator]   default '|'
+ * @property {string} [mode]           'put' (default) or 'delete'
+ * @property {Item[]} [initialItems]   what the table holds before the import
+ * @property {boolean} [fromRejects]   the file is a rejects file: line, reason and message columns first
  */
 
 /**
@@ -109,15 +131,17 @@ export function expectedImport(bytes, options = {}) {
   let rowsRead = 0;
   /** @type {Reject[]} */
   const rejects = [];
-  /** @type {Map<string, Item>} */
-  const items = new Map();
-  /** @type {Map<string, number>} */
-  const itemLines = new Map();
+  const { items, itemLines } = initialTable(options.initialItems, settings);
 
   for (const record of records) {
     if (names === undefined) {
       if (record.fields === undefined) return failed('HEADER', `line ${record.line}: the header record is ${record.reason}`);
       names = record.fields.map(trimSpaces);
+      // A rejects file (fromRejects): the importer's three columns, then the source's.
+      if (options.fromRejects === true) {
+        if (names.length < 4 || names[0] !== 'line' || names[1] !== 'reason' || names[2] !== 'message') return failed('HEADER', 'not a rejects file');
+        names = names.slice(3);
+      }
       const problem = headerProblem(names, settings);
       if (problem !== undefined) return failed('HEADER', problem);
       continue;
@@ -127,15 +151,47 @@ export function expectedImport(bytes, options = {}) {
       rejects.push({ line: record.line, reason: record.reason });
       continue;
     }
-    const row = rowToItem(record.fields, record.line, names, settings);
+    const fields = options.fromRejects === true ? record.fields.slice(3) : record.fields;
+    const row = rowToItem(fields, record.line, names, settings);
     if ('reason' in row) {
-      rejects.push({ line: record.line, reason: row.reason, fields: record.fields });
+      rejects.push({ line: record.line, reason: row.reason, fields });
       continue;
     }
-    items.set(row.keyId, row.item);
-    itemLines.set(row.keyId, record.line);
+    applyRow(items, itemLines, row.keyId, settings.mode === 'delete' ? undefined : row.item, record.line);
   }
   return { rowsRead, rejects, items, itemLines, ...(names === undefined ? {} : { header: names }) };
+}
+
+/**
+ * The table before the import: its items by key id, each from line 0.
+ * @param {Item[] | undefined} initialItems @param {{ keyColumn?: string, sortKeyColumn?: string }} keys
+ */
+export function initialTable(initialItems, keys) {
+  /** @type {Map<string, Item>} */
+  const items = new Map();
+  /** @type {Map<string, number>} */
+  const itemLines = new Map();
+  for (const item of initialItems ?? []) {
+    const id = keyIdOf(item, keys);
+    items.set(id, item);
+    itemLines.set(id, 0);
+  }
+  return { items, itemLines };
+}
+
+/**
+ * One row applied to the table, as a PutItem (item) or a DeleteItem (undefined) of its key would be.
+ * @param {Map<string, Item>} items @param {Map<string, number>} itemLines @param {string} keyId
+ * @param {Item | undefined} item @param {number} line
+ */
+export function applyRow(items, itemLines, keyId, item, line) {
+  if (item === undefined) {
+    items.delete(keyId);
+    itemLines.delete(keyId);
+    return;
+  }
+  items.set(keyId, item);
+  itemLines.set(keyId, line);
 }
 
 /** @param {string} code @param {string} message @returns {Expected} */
@@ -155,6 +211,9 @@ function failed(code, message) {
  * @property {string} delimiter
  * @property {string} encoding
  * @property {string} generatedKeyPrefix
+ * @property {'omit' | 'null' | 'empty-string'} emptyCell
+ * @property {string} setSeparator
+ * @property {'put' | 'delete'} mode
  * @property {string | undefined} optionError
  */
 
@@ -181,11 +240,12 @@ export function readOptions(options) {
   }
   for (const [name, type] of pairs) {
     const upper = type.toUpperCase();
-    if (upper !== 'S' && upper !== 'N' && upper !== 'BOOL') optionError = `column "${name}" has type ${type}`;
-    else columnTypes.set(name, upper);
+    if (!COLUMN_TYPES.has(upper)) optionError = `column "${name}" has type ${type}`;
+    else columnTypes.set(name, /** @type {ColumnType} */ (upper));
   }
   if (sortKeyColumn === keyColumn) optionError = 'sortKeyColumn equals keyColumn';
-  if (columnTypes.get(keyColumn) === 'BOOL' || (sortKeyColumn !== undefined && columnTypes.get(sortKeyColumn) === 'BOOL')) optionError = 'a key column typed BOOL';
+  const keyType = (/** @type {string | undefined} */ name) => (name === undefined ? 'S' : columnTypes.get(name) ?? 'S');
+  if (!['S', 'N', 'B'].includes(keyType(keyColumn)) || !['S', 'N', 'B'].includes(keyType(sortKeyColumn))) optionError = 'a key column typed other than S, N or B';
   if (generateKey && columnTypes.get(keyColumn) === 'N') optionError = 'generateKey with a key typed N';
   const delimiter = options.delimiter === '\\t' ? '\t' : (options.delimiter ?? ',');
   if (delimiter.length === 0 || delimiter === '"' || delimiter === '\r' || delimiter === '\n') optionError = `delimiter ${JSON.stringify(delimiter)}`;
@@ -197,6 +257,9 @@ export function readOptions(options) {
     delimiter,
     encoding: (options.encoding ?? 'auto').toLowerCase(),
     generatedKeyPrefix: `${options.bucket}/${options.key}#${options.etag}:`,
+    emptyCell: /** @type {Settings['emptyCell']} */ (options.emptyCell ?? 'omit'),
+    setSeparator: options.setSeparator ?? '|',
+    mode: options.mode === 'delete' ? 'delete' : 'put',
     optionError,
   };
 }
@@ -250,6 +313,9 @@ const WINDOWS_1252_80_9F = [
   '\u20ac', '\u0081', '\u201a', '\u0192', '\u201e', '\u2026', '\u2020', '\u2021', '\u02c6', '\u2030', '\u0160', '\u2039', '\u0152', '\u008d', '\u017d', '\u008f',
   '\u0090', '\u2018', '\u2019', '\u201c', '\u201d', '\u2022', '\u2013', '\u2014', '\u02dc', '\u2122', '\u0161', '\u203a', '\u0153', '\u009d', '\u017e', '\u0178',
 ];
+
+/** A UTF-8 file's units as the record reader walks them (no BOM handling). @param {Buffer} bytes */
+export const utf8SourceOf = (bytes) => utf8Source(bytes);
 
 /** @param {Buffer} bytes @returns {Source} */
 function utf8Source(bytes) {
@@ -498,19 +564,22 @@ function rowToItem(fields, line, names, settings) {
   if (fields.length !== names.length) return { reason: 'FIELD_COUNT' };
   /** @type {Item} */
   const item = Object.create(null);
+  const isKey = (/** @type {string} */ name) => name === settings.keyColumn || name === settings.sortKeyColumn;
   for (let i = 0; i < names.length; i++) {
+    // A delete reads the key columns only.
+    if (settings.mode === 'delete' && !isKey(names[i])) continue;
     const value = fields[i];
-    if (value === '') continue;
     const type = typeOf(settings, names[i]);
-    if (type === 'S') {
-      setAttribute(item, names[i], { S: value });
-    } else if (type === 'N') {
-      if (!isDynamoNumber(value)) return { reason: 'INVALID_NUMBER' };
-      setAttribute(item, names[i], { N: value });
-    } else {
-      if (/^[tT][rR][uU][eE]$/.test(value)) setAttribute(item, names[i], { BOOL: true });
-      else if (/^[fF][aA][lL][sS][eE]$/.test(value)) setAttribute(item, names[i], { BOOL: false });
-      else return { reason: 'INVALID_BOOL' };
+    if (value === '') {
+      if (settings.emptyCell === 'null') setAttribute(item, names[i], { NULL: true });
+      else if (settings.emptyCell === 'empty-string' && type === 'S') setAttribute(item, names[i], { S: '' });
+      continue;
+    }
+    try {
+      setAttribute(item, names[i], cellToAttribute(type, value, settings.setSeparator));
+    } catch (error) {
+      if (error instanceof Refusal) return { reason: error.reason };
+      throw error;
     }
   }
   if (!settings.generateKey && blankKey(fields[names.indexOf(settings.keyColumn)])) return { reason: 'MISSING_KEY' };
@@ -519,11 +588,165 @@ function rowToItem(fields, line, names, settings) {
     setAttribute(item, settings.keyColumn, { S: uuidv5(`${settings.generatedKeyPrefix}${line}`, GENERATED_KEY_NAMESPACE) });
   }
   if (itemBytes(item) > MAX_ITEM_BYTES) return { reason: 'ITEM_TOO_LARGE' };
-  const partition = attribute(item, settings.keyColumn);
-  if (partition !== undefined && 'S' in partition && Buffer.byteLength(partition.S, 'utf8') > MAX_PARTITION_KEY_BYTES) return { reason: 'KEY_TOO_LONG' };
-  const sort = settings.sortKeyColumn === undefined ? undefined : attribute(item, settings.sortKeyColumn);
-  if (sort !== undefined && 'S' in sort && Buffer.byteLength(sort.S, 'utf8') > MAX_SORT_KEY_BYTES) return { reason: 'KEY_TOO_LONG' };
+  if (keyBytes(attribute(item, settings.keyColumn)) > MAX_PARTITION_KEY_BYTES) return { reason: 'KEY_TOO_LONG' };
+  if (settings.sortKeyColumn !== undefined && keyBytes(attribute(item, settings.sortKeyColumn)) > MAX_SORT_KEY_BYTES) return { reason: 'KEY_TOO_LONG' };
   return { item, keyId: keyIdOf(item, settings) };
+}
+
+/** A key attribute's length as DynamoDB's key limits count it: a string's UTF-8 bytes, a binary's bytes. @param {AttributeValue | undefined} value */
+export function keyBytes(value) {
+  if (value === undefined) return 0;
+  if ('S' in value) return Buffer.byteLength(value.S, 'utf8');
+  if ('B' in value) return base64ToBytes(value.B)?.length ?? 0;
+  return 0;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Values of every type
+
+/** Why a value cannot be written: the row's reject reason. */
+export class Refusal extends Error {
+  /** @param {string} reason */
+  constructor(reason) {
+    super(reason);
+    this.reason = reason;
+  }
+}
+
+/** @param {string} reason @returns {never} */
+const refuse = (reason) => {
+  throw new Refusal(reason);
+};
+
+// Standard base64 with its padding; the last character before the padding may carry bits that are not zero.
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+const BASE64_DIGITS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+
+/**
+ * The bytes a base64 text stands for, read six bits a character (padding bits dropped), or undefined
+ * if it is not base64 as DynamoDB's JSON carries binaries.
+ * @param {string} text
+ */
+export function base64ToBytes(text) {
+  if (!BASE64.test(text)) return undefined;
+  const digits = text.replace(/=+$/, '');
+  const bytes = [];
+  let bits = 0;
+  let held = 0;
+  for (const char of digits) {
+    held = (held << 6) | BASE64_DIGITS.indexOf(char);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      bytes.push((held >> bits) & 0xff);
+      held &= (1 << bits) - 1;
+    }
+  }
+  return Buffer.from(bytes);
+}
+
+/** The one base64 text DynamoDB gives back for a binary, from any base64 text of it. @param {string} text */
+export function canonicalBase64(text) {
+  const bytes = base64ToBytes(text);
+  if (bytes === undefined) throw new Error(`not base64: ${JSON.stringify(text)}`);
+  return bytes.toString('base64');
+}
+
+/**
+ * A CSV cell (not empty) as a value of its column's type.
+ * @param {ColumnType} type @param {string} text @param {string} separator
+ * @returns {AttributeValue}
+ */
+function cellToAttribute(type, text, separator) {
+  switch (type) {
+    case 'S':
+      return { S: text };
+    case 'N':
+      return isDynamoNumber(text) ? { N: text } : refuse('INVALID_NUMBER');
+    case 'BOOL':
+      if (/^true$/i.test(text)) return { BOOL: true };
+      if (/^false$/i.test(text)) return { BOOL: false };
+      return refuse('INVALID_BOOL');
+    case 'B':
+      return base64ToBytes(text) === undefined ? refuse('INVALID_BINARY') : { B: canonicalBase64(text) };
+    case 'M':
+    case 'L':
+      return jsonCell(type, text);
+    default: {
+      const members = text.split(separator);
+      if (members.includes('')) refuse('INVALID_SET');
+      return setOf(type, members);
+    }
+  }
+}
+
+/** @param {'M' | 'L'} type @param {string} text */
+function jsonCell(type, text) {
+  let tree;
+  try {
+    tree = parseJsonText(text);
+  } catch (error) {
+    if (error instanceof JsonSyntaxError) refuse('INVALID_JSON');
+    throw error;
+  }
+  if (type === 'M' ? !(tree instanceof Map) : !Array.isArray(tree)) refuse('INVALID_JSON');
+  return jsonToAttribute(tree);
+}
+
+/**
+ * A JSON value as the attribute value of its JSON type: a string S (half a surrogate pair: INVALID_JSON,
+ * it has no UTF-8 form), a number N as written (INVALID_NUMBER if DynamoDB would not take it), true and
+ * false BOOL, null NULL, an array L, an object M (an empty name: INVALID_ATTRIBUTE_VALUE).
+ * @param {import('./json-text.js').JsonValue} value
+ * @returns {AttributeValue}
+ */
+export function jsonToAttribute(value) {
+  if (value === null) return { NULL: true };
+  if (typeof value === 'boolean') return { BOOL: value };
+  if (typeof value === 'string') return hasLoneSurrogate(value) ? refuse('INVALID_JSON') : { S: value };
+  if (value instanceof JsonNumber) return isDynamoNumber(value.text) ? { N: value.text } : refuse('INVALID_NUMBER');
+  if (Array.isArray(value)) return { L: value.map(jsonToAttribute) };
+  /** @type {Record<string, AttributeValue>} */
+  const members = Object.create(null);
+  for (const [name, member] of value) {
+    checkName(name);
+    setAttribute(members, name, jsonToAttribute(member));
+  }
+  return { M: members };
+}
+
+/** An attribute's or a map member's name: not empty, and with a UTF-8 form. @param {string} name */
+export function checkName(name) {
+  if (name === '') refuse('INVALID_ATTRIBUTE_VALUE');
+  if (hasLoneSurrogate(name)) refuse('INVALID_JSON');
+}
+
+/**
+ * A set's members, each checked in order: a string (INVALID_SET), a number (NS), base64 (BS, written
+ * canonical), none equal to one before it (numbers by value, binaries by their bytes). Not empty.
+ * @param {string} type  SS, NS or BS @param {unknown[]} members
+ * @returns {AttributeValue}
+ */
+export function setOf(type, members) {
+  if (members.length === 0) refuse('INVALID_SET');
+  const seen = new Set();
+  const written = [];
+  for (const member of members) {
+    if (typeof member !== 'string') return refuse('INVALID_SET');
+    let id = member;
+    if (type === 'NS') {
+      if (!isDynamoNumber(member)) refuse('INVALID_NUMBER');
+      id = normalizeNumber(member);
+    } else if (type === 'BS') {
+      const bytes = base64ToBytes(member);
+      if (bytes === undefined) refuse('INVALID_BINARY');
+      id = bytes.toString('hex');
+    } else if (hasLoneSurrogate(member)) refuse('INVALID_JSON');
+    if (seen.has(id)) refuse('INVALID_SET');
+    seen.add(id);
+    written.push(type === 'BS' ? canonicalBase64(member) : member);
+  }
+  return { [type]: written };
 }
 
 /** An own property, whatever its name (`__proto__` too). @param {Item} item @param {string} name @param {AttributeValue} value */
@@ -549,28 +772,48 @@ export function keyIdOf(item, options) {
   return JSON.stringify(parts);
 }
 
-/** @param {AttributeValue | undefined} value */
+/**
+ * A key attribute as DynamoDB compares it: S by the exact string, N by value, B by its bytes.
+ * @param {AttributeValue | undefined} value
+ */
 function keyPart(value) {
   if (value === undefined) return null;
   if ('N' in value) return `N:${normalizeNumber(value.N)}`;
   if ('S' in value) return `S:${value.S}`;
-  return `BOOL:${value.BOOL}`;
+  if ('B' in value) return `B:${base64ToBytes(value.B)?.toString('hex') ?? `not base64 ${value.B}`}`;
+  return `${Object.keys(value)[0]}:${JSON.stringify(Object.values(value)[0])}`;
 }
 
 /**
- * Item size as DynamoDB counts it: each attribute's name in UTF-8 bytes plus its value: a string's
- * UTF-8 bytes, a number's significant digits halved (rounded up) plus one, a boolean one.
+ * Item size as DynamoDB counts it: each attribute's name in UTF-8 bytes plus its value (valueBytes).
  * @param {Item} item
  */
 export function itemBytes(item) {
   let bytes = 0;
-  for (const name of Object.keys(item)) {
-    const value = /** @type {AttributeValue} */ (attribute(item, name));
-    bytes += Buffer.byteLength(name, 'utf8');
-    if ('S' in value) bytes += Buffer.byteLength(value.S, 'utf8');
-    else if ('N' in value) bytes += Math.ceil(parseNumber(value.N).digits.replace(/^0$/, '').length / 2) + 1;
-    else bytes += 1;
-  }
+  for (const name of Object.keys(item)) bytes += Buffer.byteLength(name, 'utf8') + valueBytes(/** @type {AttributeValue} */ (attribute(item, name)));
+  return bytes;
+}
+
+/**
+ * A value's bytes: a string's UTF-8 bytes, a number's significant digits halved (rounded up) plus one, a
+ * binary's bytes, BOOL and NULL one, a set the sum of its members, a map or list 3 plus 1 a member plus
+ * the members (and a map's names).
+ * @param {AttributeValue} value
+ * @returns {number}
+ */
+function valueBytes(value) {
+  const numberBytes = (/** @type {string} */ text) => Math.ceil(parseNumber(text).digits.replace(/^0$/, '').length / 2) + 1;
+  const binaryBytes = (/** @type {string} */ text) => base64ToBytes(text)?.length ?? 0;
+  if ('S' in value) return Buffer.byteLength(value.S, 'utf8');
+  if ('N' in value) return numberBytes(value.N);
+  if ('B' in value) return binaryBytes(value.B);
+  if ('BOOL' in value || 'NULL' in value) return 1;
+  if ('SS' in value) return value.SS.reduce((/** @type {number} */ sum, /** @type {string} */ member) => sum + Buffer.byteLength(member, 'utf8'), 0);
+  if ('NS' in value) return value.NS.reduce((/** @type {number} */ sum, /** @type {string} */ member) => sum + numberBytes(member), 0);
+  if ('BS' in value) return value.BS.reduce((/** @type {number} */ sum, /** @type {string} */ member) => sum + binaryBytes(member), 0);
+  if ('L' in value) return value.L.reduce((/** @type {number} */ sum, /** @type {AttributeValue} */ member) => sum + 1 + valueBytes(member), 3);
+  let bytes = 3;
+  for (const name of Object.keys(value.M)) bytes += 1 + Buffer.byteLength(name, 'utf8') + valueBytes(/** @type {AttributeValue} */ (attribute(value.M, name)));
   return bytes;
 }
 
@@ -633,27 +876,17 @@ export function isDynamoNumber(text) {
 // Items
 
 /**
- * Two items are the same: the same attribute names, each with the same type and value (numbers by
- * value: DynamoDB returns `7` for `007`).
+ * Two items are the same: the same attribute names, each with the same type and value, deeply (numbers
+ * by value: DynamoDB returns `7` for `007`; binaries by their bytes; sets in any order).
  * @param {Record<string, any>} a @param {Record<string, any>} b
  */
 export function sameItem(a, b) {
-  const names = Object.keys(a);
-  if (names.length !== Object.keys(b).length) return false;
-  for (const name of names) {
-    const left = attribute(a, name);
-    const right = attribute(b, name);
-    if (left === undefined || right === undefined || !sameValue(left, right)) return false;
+  try {
+    return JSON.stringify(canonicalItem(a)) === JSON.stringify(canonicalItem(b));
+  } catch {
+    // A number or binary that is not one: not the same as anything.
+    return false;
   }
-  return true;
-}
-
-/** @param {AttributeValue} a @param {AttributeValue} b */
-function sameValue(a, b) {
-  if ('S' in a) return 'S' in b && a.S === b.S;
-  if ('N' in a) return 'N' in b && typeof b.N === 'string' && NUMBER.test(b.N) && normalizeNumber(a.N) === normalizeNumber(b.N);
-  if ('BOOL' in a) return 'BOOL' in b && a.BOOL === b.BOOL;
-  return false;
 }
 
 /** An item as plain JSON-able text, `__proto__` included. @param {Record<string, any>} item */
@@ -679,6 +912,8 @@ export function canonicalItem(value) {
     const member = value[name];
     if (name === 'N' && typeof member === 'string') out[name] = normalizeNumber(member);
     else if (name === 'NS' && Array.isArray(member)) out[name] = member.map(normalizeNumber).sort();
+    else if (name === 'B' && typeof member === 'string') out[name] = canonicalBase64(member);
+    else if (name === 'BS' && Array.isArray(member)) out[name] = member.map(canonicalBase64).sort();
     else out[name] = (name === 'SS' || name === 'BS') && Array.isArray(member) ? [...member].sort() : canonicalItem(member);
   }
   return out;
