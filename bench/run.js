@@ -16,7 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { uploadStream, writeCsv } from '../data-generator/generate.js';
-import { startDynamoDBLocal } from '../local/dynamodb-local.js';
+import { startDynalite } from '../local/dynalite.js';
 import { S3RVER_CREDENTIALS, startS3Emulator } from '../local/s3-emulator.js';
 import { createTable, LOCAL_REGION } from '../local/servers.js';
 import { renderChart, renderScenarioChart } from './chart.js';
@@ -447,12 +447,12 @@ async function drySection(large, env, how) {
 
 /** @param {{ key: string, rows: number }} small @param {Record<string, string>} env @param {{ node: string }} how */
 async function endToEndSection(small, env, how) {
-  const dynamo = await startDynamoDBLocal();
+  const dynamo = await startDynalite();
   try {
     const client = new DynamoDBClient({ region: LOCAL_REGION, endpoint: dynamo.endpoint, credentials: S3RVER_CREDENTIALS });
     await createTable(client, 'bench-e2e');
     const e2e = await runWorker({ bucket: BUCKET, key: small.key, table: 'bench-e2e' }, { ...env, DYNAMODB_ENDPOINT: dynamo.endpoint }, how.node);
-    record('end to end on DynamoDB Local', `${fmt(e2e.summary.written / e2e.seconds)} rows/s`, 'reference (bounded by the emulator)', undefined);
+    record('end to end on dynalite', `${fmt(e2e.summary.written / e2e.seconds)} rows/s`, 'reference (bounded by the emulator)', undefined);
     client.destroy();
   } finally {
     await dynamo.stop();

@@ -1,11 +1,13 @@
 /**
- * The local stand-in for AWS: DynamoDB Local and the S3 emulator on loopback, with the target table
- * and the source bucket created. Used by `npm start` and the test setup. Everything started here is
- * stopped by stop(), and also on process exit, errors and Ctrl-C.
+ * The local stand-in for AWS: dynalite (DynamoDB, in a process of its own) and the S3 emulator on
+ * loopback, with the target table and the source bucket created. Used by `npm start`, `--local`, the
+ * burst tool, the bench and the test setup. Everything started here is stopped by stop(), and also on
+ * process exit, errors and Ctrl-C; if one server fails to start, the other is stopped before the error
+ * (which names the server, the cause and the fix) is thrown.
  */
-import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, waitUntilTableExists } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DynamoDBClient, ScanCommand, waitUntilTableExists } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
-import { startDynamoDBLocal } from './dynamodb-local.js';
+import { startDynalite } from './dynalite.js';
 import { S3RVER_CREDENTIALS, startS3Emulator } from './s3-emulator.js';
 import { writeLocalSession } from './session.js';
 
@@ -20,7 +22,7 @@ export const LOCAL_REGION = 'us-east-1';
  * @property {S3Client} s3
  * @property {(table: string, keys?: TableKeys) => Promise<void>} createTable
  * @property {() => Promise<void>} stop
- * @property {() => string} dynamodbLocalOutput  the tail of DynamoDB Local's output
+ * @property {() => string} dynamodbOutput  the tail of the local DynamoDB's output
  */
 
 /** @typedef {{ partition: { name: string, type: 'S' | 'N' | 'B' }, sort?: { name: string, type: 'S' | 'N' | 'B' } }} TableKeys */
@@ -34,12 +36,29 @@ export function useLocalCredentials() {
 }
 
 /**
- * @param {{ buckets: string[], tables?: string[] }} options
+ * @typedef {object} ServerStarters  how each server starts (tests make one fail)
+ * @property {() => ReturnType<typeof startDynalite>} [dynamodb]
+ * @property {(buckets: string[]) => ReturnType<typeof startS3Emulator>} [s3]
+ */
+
+/**
+ * @param {{ buckets: string[], tables?: string[], dynamodbPath?: string, starters?: ServerStarters }} options
+ *   dynamodbPath: a directory that keeps the local tables between runs (default: in memory)
  * @returns {Promise<LocalServers>}
  */
-export async function startLocalServers({ buckets, tables = [] }) {
+export async function startLocalServers({ buckets, tables = [], dynamodbPath, starters = {} }) {
   useLocalCredentials();
-  const [dynamoLocal, s3Emulator] = await Promise.all([startDynamoDBLocal(), startS3Emulator(buckets)]);
+  const startDynamoDB = starters.dynamodb ?? (() => startDynalite({ path: dynamodbPath }));
+  const startS3 = starters.s3 ?? startS3Emulator;
+  const [dynamoStarted, s3Started] = await Promise.allSettled([startDynamoDB(), startS3(buckets)]);
+  if (dynamoStarted.status === 'rejected' || s3Started.status === 'rejected') {
+    // Whatever did start is stopped: a failed start leaves nothing running, and the process can exit.
+    await Promise.allSettled([dynamoStarted.status === 'fulfilled' ? dynamoStarted.value.stop() : undefined, s3Started.status === 'fulfilled' ? s3Started.value.stop() : undefined]);
+    const reasons = [dynamoStarted, s3Started].flatMap((started) => (started.status === 'rejected' ? [/** @type {Error} */ (started.reason).message] : []));
+    throw new Error(`the local servers could not start: ${reasons.join('; ')}`);
+  }
+  const dynamoLocal = dynamoStarted.value;
+  const s3Emulator = s3Started.value;
   const credentials = S3RVER_CREDENTIALS;
   const dynamodb = new DynamoDBClient({ region: LOCAL_REGION, endpoint: dynamoLocal.endpoint, credentials });
   const s3 = new S3Client({ region: LOCAL_REGION, endpoint: s3Emulator.endpoint, forcePathStyle: true, credentials });
@@ -53,7 +72,7 @@ export async function startLocalServers({ buckets, tables = [] }) {
     s3.destroy();
     await Promise.allSettled([dynamoLocal.stop(), s3Emulator.stop()]);
   }
-  // On a plain exit only synchronous work runs: closing the launcher's stdin makes Java exit.
+  // On a plain exit only synchronous work runs: the server's IPC channel closes with this process anyway.
   function stopNow() {
     void stop();
   }
@@ -83,7 +102,7 @@ export async function startLocalServers({ buckets, tables = [] }) {
     s3,
     createTable: createTableHere,
     stop,
-    dynamodbLocalOutput: dynamoLocal.recentOutput,
+    dynamodbOutput: dynamoLocal.recentOutput,
   };
 }
 
@@ -119,7 +138,8 @@ export async function createTable(dynamodb, table, keys = { partition: { name: '
       ],
     }),
   );
-  await waitUntilTableExists({ client: dynamodb, maxWaitTime: 30 }, { TableName: table });
+  // dynalite makes a table ACTIVE just after it answers CREATING: look again soon, not after the waiter's default 20 s.
+  await waitUntilTableExists({ client: dynamodb, maxWaitTime: 30, minDelay: 0.05, maxDelay: 1 }, { TableName: table });
 }
 
 /**
@@ -143,7 +163,7 @@ export function stopOnSignals(servers) {
  * @returns {Promise<LocalServers & { close: () => Promise<void> }>}
  */
 export async function startLocalSession(bucket, log) {
-  log('Starting DynamoDB Local and the S3 emulator on 127.0.0.1...');
+  log('Starting the local DynamoDB (dynalite) and the S3 emulator on 127.0.0.1...');
   const servers = await startLocalServers({ buckets: [bucket] });
   stopOnSignals(servers);
   const removeSession = writeLocalSession({ s3Endpoint: servers.s3Endpoint, region: LOCAL_REGION, bucket, credentials: S3RVER_CREDENTIALS });
@@ -157,11 +177,18 @@ export async function startLocalSession(bucket, log) {
 }
 
 /**
- * Items in a table. DynamoDB Local keeps DescribeTable's ItemCount exact and live (AWS refreshes it only
- * every few hours, but this runs only locally); a Scan of 1,000,000 items kept it busy for minutes.
+ * Items in a table, counted by a Scan: dynalite's DescribeTable says ItemCount 0 whatever the table holds
+ * (DynamoDB's is refreshed about every six hours).
  * @param {DynamoDBClient} dynamodb @param {string} table
  */
 export async function countItems(dynamodb, table) {
-  const { Table } = await dynamodb.send(new DescribeTableCommand({ TableName: table }));
-  return Table?.ItemCount ?? 0;
+  let count = 0;
+  /** @type {Record<string, any> | undefined} */
+  let startKey;
+  do {
+    const page = await dynamodb.send(new ScanCommand({ TableName: table, Select: 'COUNT', ExclusiveStartKey: startKey }));
+    count += page.Count ?? 0;
+    startKey = page.LastEvaluatedKey;
+  } while (startKey !== undefined);
+  return count;
 }

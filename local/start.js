@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * `npm start`: the whole import on this machine. Starts DynamoDB Local and the S3 emulator, uploads a
+ * `npm start`: the whole import on this machine. Starts dynalite and the S3 emulator, uploads a
  * generated CSV (or --file), runs the Lambda handler on it, checks the table, prints the summary as
  * the last line of stdout, and stops the servers.
  */
@@ -15,7 +15,7 @@ import { countItems, startLocalSession, tableKeysOf } from './servers.js';
 
 const HELP = `Usage: npm start -- [options]
 
-Runs an import end to end on local servers (DynamoDB Local and an S3 emulator on 127.0.0.1).
+Runs an import end to end on local servers (dynalite, an open-source DynamoDB, and an S3 emulator on 127.0.0.1).
 
 Input (one of):
   --rows N              generate N person rows (default 100000)
@@ -98,7 +98,7 @@ async function main() {
   const servers = await startLocalSession(BUCKET, log);
   try {
     await servers.createTable(TABLE, tableKeysOf(config));
-    log(`DynamoDB Local at ${servers.dynamodbEndpoint}, S3 emulator at ${servers.s3Endpoint}; table ${TABLE}, bucket ${BUCKET}`);
+    log(`dynalite at ${servers.dynamodbEndpoint}, S3 emulator at ${servers.s3Endpoint}; table ${TABLE}, bucket ${BUCKET}`);
 
     const file = values.file;
     if (file !== undefined) {
@@ -120,11 +120,11 @@ async function main() {
     const summary = /** @type {Record<string, unknown> & { written: number }} */ (await handler(payload));
 
     const items = await countItems(servers.dynamodb, TABLE).catch((error) => {
-      throw new Error(`counting the items in ${TABLE} failed: ${error.message}\nDynamoDB Local's last output:\n${servers.dynamodbLocalOutput()}`);
+      throw new Error(`counting the items in ${TABLE} failed: ${error.message}\nthe local DynamoDB's last output:\n${servers.dynamodbOutput()}`);
     });
     const expected = values.file === undefined ? rows : summary.written;
     log(`Check: the table holds ${items.toLocaleString('en-US')} items; expected ${expected.toLocaleString('en-US')}: ${items === expected ? 'OK' : 'MISMATCH'}`);
-    // /usr/bin/time reports the largest process of the tree, which is DynamoDB Local's JVM: say ours.
+    // /usr/bin/time reports the largest process of the tree, which may be the local DynamoDB's: say ours.
     log(`Importer process peak RSS: ${Math.round(process.resourceUsage().maxRSS / 1024)} MB`);
     process.stdout.write(`${JSON.stringify({ ...summary, tableItems: items })}\n`);
     if (items !== expected) process.exitCode = 1;

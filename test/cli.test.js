@@ -313,7 +313,7 @@ describe('the ddbload command', () => {
     expect(await differencesFor(Buffer.from(csv), table, rejectsUnder(dir), summary)).toEqual([]);
   });
 
-  it('with --local, starts DynamoDB Local for the run, creates the table and imports into it', async () => {
+  it('with --local, starts a local DynamoDB (dynalite) for the run, creates the table and imports into it', async () => {
     const dir = workDir();
     const { csv } = mixedCsv(2_000, { duplicates: true });
     writeFileSync(path.join(dir, 'people.csv'), csv);
@@ -323,8 +323,30 @@ describe('the ddbload command', () => {
     const summary = jsonLines(stdout).at(-1);
     const expected = expectedImport(Buffer.from(csv), OPTIONS);
     expect(summary).toMatchObject({ table: 'People', rowsRead: expected.rowsRead, rejected: expected.rejects.length, balanced: true });
-    expect(stderr).toMatch(/DynamoDB Local at http:\/\/127\.0\.0\.1:\d+; table People created/);
-    expect(stderr).toContain(`DynamoDB Local's table People holds ${expected.items.size.toLocaleString('en-US')} items`);
+    expect(stderr).toMatch(/local DynamoDB at http:\/\/127\.0\.0\.1:\d+; table People created/);
+    expect(stderr).toContain(`the local table People holds ${expected.items.size.toLocaleString('en-US')} items (discarded when this run ends)`);
+  });
+
+  it('with --endpoint-url, writes to the DynamoDB-compatible server it names, and refuses a bad URL or one beside --local', async () => {
+    const dir = workDir();
+    writeFileSync(path.join(dir, 'few.csv'), 'id,n\na,1\nb,2\n');
+    const table = await createTable(local.dynamodb, tableKeysFor(OPTIONS));
+    // A server the user runs: here the local one behind a proxy that counts what reaches it.
+    const proxy = await startFaultProxy({ target: local.env.DYNAMODB_ENDPOINT });
+    cleanup(() => proxy.stop());
+    const { DYNAMODB_ENDPOINT: _, ...withoutEndpoint } = process.env;
+    const imported = await runCli(['import', 'few.csv', '--table', table, '--types', 'n:N', '--endpoint-url', proxy.endpoint, '--region', 'us-east-1', '--json'], { cwd: dir, env: withoutEndpoint });
+    expect(imported.code).toBe(0);
+    expect(jsonLines(imported.stdout).at(-1)).toMatchObject({ written: 2, balanced: true });
+    expect(proxy.counts.calls).toBe(1);
+    for (const [args, message] of /** @type {Array<[string[], RegExp]>} */ ([
+      [['--endpoint-url', 'localhost:8000'], /--endpoint-url[\s\S]*use the http:\/\/ or https:\/\/ URL of a DynamoDB-compatible server/],
+      [['--endpoint-url', proxy.endpoint, '--local'], /--endpoint-url[\s\S]*--local starts a local DynamoDB of its own/],
+      [['--local-dir', '.ddb'], /--local-dir[\s\S]*keeps the tables of --local between runs: add --local/],
+    ])) {
+      const refused = await runCli(['import', 'few.csv', '--table', table, ...args], { cwd: dir, env: withoutEndpoint });
+      expect({ code: refused.code, stderr: refused.stderr }).toEqual({ code: 2, stderr: expect.stringMatching(message) });
+    }
   });
 
   it('stops a dry run on Ctrl-C with a report of the rows read so far', async () => {

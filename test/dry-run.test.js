@@ -38,7 +38,7 @@ async function tableWithIndexes(dynamodb, { wcu, indexWcu = 1, scoreType = 'N' }
       ],
     }),
   );
-  await waitUntilTableExists({ client: dynamodb, maxWaitTime: 30 }, { TableName: table });
+  await waitUntilTableExists({ client: dynamodb, maxWaitTime: 30, minDelay: 0.05, maxDelay: 1 }, { TableName: table });
   return table;
 }
 
@@ -242,7 +242,7 @@ describe('a dry run', () => {
         ],
       }),
     );
-    await waitUntilTableExists({ client: local.dynamodb, maxWaitTime: 30 }, { TableName: table });
+    await waitUntilTableExists({ client: local.dynamodb, maxWaitTime: 30, minDelay: 0.05, maxDelay: 1 }, { TableName: table });
     dropLater(table);
     const csv = ['id,city,zip,note', 'a,Paris,,one', 'b,,75001,two', 'c,Lyon,69001,three', `d,${'x'.repeat(2049)},,four`, 'e,Nice,,five', 'f,,,six', ''].join('\n');
     await upload(local.s3, 'dry/indexes.csv', csv);

@@ -2,7 +2,7 @@
  * What the table says changes how an import writes: the pace starts at a provisioned table's WCU; a table
  * that holds items and has no point-in-time recovery gets a warning (or, with requirePitr, a refusal);
  * throttled calls are counted by their ThrottlingReasons, and a hot key range brings advice, not a slower
- * import. On DynamoDB Local, behind the fault proxy where it lacks an operation or a behaviour.
+ * import. On dynalite, behind the fault proxy where it lacks an operation or a behaviour.
  */
 import { CreateTableCommand, PutItemCommand, waitUntilTableExists } from '@aws-sdk/client-dynamodb';
 import { randomUUID } from 'node:crypto';
@@ -11,6 +11,7 @@ import { resolveConfig } from '../src/config.js';
 import { runJob } from '../src/handler.js';
 import { generatedCsv, summaryOf } from './support/imports.js';
 import { startFaultProxy } from './support/fault-proxy.js';
+import { scanTable } from './oracle/differential.js';
 import { createTable, TEST_BUCKET, upload, useCleanups, useLocalServers } from './support/local.js';
 
 /** A logger that keeps every line. */
@@ -35,7 +36,9 @@ describe('a table-aware import', () => {
     const payload = { bucket: TEST_BUCKET, key: 'aware/people.csv', table };
 
     for (const [pointInTimeRecovery, requirePitr, outcome] of /** @type {const} */ ([['DISABLED', false, 'warned'], ['DISABLED', true, 'refused'], ['ENABLED', true, 'quiet']])) {
-      const proxy = await startFaultProxy({ target: local.env.DYNAMODB_ENDPOINT, pointInTimeRecovery });
+      // DescribeTable's ItemCount as DynamoDB would say it (dynalite's is always 0; docs/local-servers.md).
+      const itemCount = (await scanTable(local.env, table)).length;
+      const proxy = await startFaultProxy({ target: local.env.DYNAMODB_ENDPOINT, pointInTimeRecovery, itemCount });
       cleanup(() => proxy.stop());
       process.env.DYNAMODB_ENDPOINT = proxy.endpoint;
       const { lines, log } = recordingLog();
@@ -66,8 +69,11 @@ describe('a table-aware import', () => {
     await run({ ...payload, table: empty }, quietOnEmpty.log);
     expect(quietOnEmpty.lines.filter((line) => line.level === 'warn')).toEqual([]);
 
-    // DynamoDB Local itself has no backups: it cannot be told, and says so; requirePitr refuses.
-    process.env.DYNAMODB_ENDPOINT = local.env.DYNAMODB_ENDPOINT;
+    // dynalite itself has no backups (nor has DynamoDB Local): it cannot be told, and says so; requirePitr
+    // refuses. (The proxy only says the table holds items, as DynamoDB's ItemCount would.)
+    const counting = await startFaultProxy({ target: local.env.DYNAMODB_ENDPOINT, itemCount: 301 });
+    cleanup(() => counting.stop());
+    process.env.DYNAMODB_ENDPOINT = counting.endpoint;
     const { lines, log } = recordingLog();
     await run(payload, log);
     expect(lines.find((line) => line.message === 'point-in-time recovery unknown')?.fields.reason).toContain('does not implement DescribeContinuousBackups');
@@ -81,7 +87,7 @@ describe('a table-aware import', () => {
     await local.dynamodb.send(
       new CreateTableCommand({ TableName: table, BillingMode: 'PROVISIONED', ProvisionedThroughput: { ReadCapacityUnits: 5, WriteCapacityUnits: 1_000 }, AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }], KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }] }),
     );
-    await waitUntilTableExists({ client: local.dynamodb, maxWaitTime: 30 }, { TableName: table });
+    await waitUntilTableExists({ client: local.dynamodb, maxWaitTime: 30, minDelay: 0.05, maxDelay: 1 }, { TableName: table });
     const { lines, log } = recordingLog();
     const started = performance.now();
     const summary = await run({ bucket: TEST_BUCKET, key: 'aware/provisioned.csv', table }, log);

@@ -1,11 +1,12 @@
 /**
  * `import <source> --table T`: the Lambda's pipeline in this process, on an S3 object or a local file,
- * against AWS (the SDK's credentials and region: environment, profile, SSO) or, with --local, against
- * DynamoDB Local started for the run. A live view on a terminal, JSON lines otherwise (or with --json).
+ * against AWS (the SDK's credentials and region: environment, profile, SSO), a DynamoDB-compatible server
+ * (--endpoint-url) or, with --local, a local DynamoDB (dynalite) started for the run. A live view on a terminal, JSON lines otherwise (or with --json).
  * Ctrl-C stops reading at a record boundary, lets the writes in flight end and saves a checkpoint that
  * --resume goes on from; a second Ctrl-C gives those writes up too, and their rows go with the checkpoint.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { clientsFor } from '../clients.js';
 import { isCollection, OPTION_VARIABLES, resolveConfig } from '../config.js';
@@ -30,6 +31,8 @@ const KEPT_VARIABLES = new Set(['AWS_REGION', 'DYNAMODB_ENDPOINT', 'S3_ENDPOINT'
  * @property {string} [resume]
  * @property {string} [region]
  * @property {string} [profile]
+ * @property {string} [localDir]
+ * @property {string} [endpointUrl]
  */
 
 /**
@@ -40,8 +43,13 @@ const KEPT_VARIABLES = new Set(['AWS_REGION', 'DYNAMODB_ENDPOINT', 'S3_ENDPOINT'
  */
 export async function importCommand(source, flags, how) {
   const payload = payloadOf(source, flags);
-  if (flags.local && flags.resume !== undefined) {
-    throw new ConfigError('--resume', flags.resume, "--local's table is discarded when its run ends, so the rows written before the stop are gone: import again from the start with --local, or resume on a table that lasts");
+  if (flags.local && flags.resume !== undefined && flags.localDir === undefined) {
+    throw new ConfigError('--resume', flags.resume, "--local's table is discarded when its run ends, so the rows written before the stop are gone: import again from the start with --local, or keep the local tables with --local-dir DIR (then a stop can be resumed)");
+  }
+  if (flags.localDir !== undefined && !flags.local) throw new ConfigError('--local-dir', flags.localDir, 'keeps the tables of --local between runs: add --local, or leave --local-dir out');
+  if (flags.endpointUrl !== undefined) {
+    if (flags.local) throw new ConfigError('--endpoint-url', flags.endpointUrl, '--local starts a local DynamoDB of its own: use one of --local and --endpoint-url');
+    if (!URL.canParse(flags.endpointUrl) || !/^https?:$/.test(new URL(flags.endpointUrl).protocol)) throw new ConfigError('--endpoint-url', flags.endpointUrl, 'use the http:// or https:// URL of a DynamoDB-compatible server, such as http://127.0.0.1:8000');
   }
   const saved = flags.resume === undefined ? undefined : readCheckpointFile(flags.resume);
   if (saved !== undefined) payload.checkpoint = saved.checkpoint;
@@ -51,7 +59,8 @@ export async function importCommand(source, flags, how) {
   // Only flags set import options here: a TABLE_NAME or CONCURRENCY left in the shell must not.
   for (const name of OPTION_VARIABLES) if (!KEPT_VARIABLES.has(name)) delete process.env[name];
 
-  const local = flags.local ? await startLocal(payload) : undefined;
+  if (flags.endpointUrl !== undefined) process.env.DYNAMODB_ENDPOINT = flags.endpointUrl;
+  const local = flags.local ? await startLocal(payload, flags.localDir === undefined ? undefined : path.resolve(flags.localDir)) : undefined;
   try {
     process.env.AWS_REGION = flags.region ?? (local === undefined ? await defaultRegion() : local.region);
     let config;
@@ -170,29 +179,34 @@ async function defaultRegion() {
 }
 
 /**
- * DynamoDB Local (and the S3 emulator) for this run, with the table created from the key options.
+ * A local DynamoDB (and the S3 emulator) for this run, with the table created from the key options.
  * @param {Record<string, unknown>} payload
+ * @param {string | undefined} directory  where the tables are kept between runs (undefined: in memory)
  */
-async function startLocal(payload) {
+async function startLocal(payload, directory) {
   if (payload.file === undefined) {
     throw new ConfigError('--local', true, 'the local S3 emulator starts empty on each run: import a local file with --local (the path instead of s3://...), or point S3_ENDPOINT at a running S3-compatible server');
   }
   const { startLocalServers, createTable, countItems, tableKeysOf, LOCAL_REGION } = await import('../../local/servers.js');
-  process.stderr.write('Starting DynamoDB Local on 127.0.0.1...\n');
-  const servers = await startLocalServers({ buckets: [] });
+  const { DescribeTableCommand } = await import('@aws-sdk/client-dynamodb');
+  process.stderr.write(`Starting a local DynamoDB (dynalite) on 127.0.0.1${directory === undefined ? '' : `, its tables in ${directory}`}...\n`);
+  if (directory !== undefined) mkdirSync(directory, { recursive: true });
+  const servers = await startLocalServers({ buckets: [], dynamodbPath: directory });
   process.env.DYNAMODB_ENDPOINT = servers.dynamodbEndpoint;
   process.env.S3_ENDPOINT = servers.s3Endpoint;
   return {
     region: LOCAL_REGION,
     /** @param {import('../config.js').ImportConfig} config */
     async prepareTable(config) {
-      await createTable(servers.dynamodb, config.table, tableKeysOf(config));
-      process.stderr.write(`DynamoDB Local at ${servers.dynamodbEndpoint}; table ${config.table} created\n`);
+      // A table kept from an earlier run (--local-dir) is written into as it is.
+      const kept = directory !== undefined && (await servers.dynamodb.send(new DescribeTableCommand({ TableName: config.table })).then(() => true, () => false));
+      if (!kept) await createTable(servers.dynamodb, config.table, tableKeysOf(config));
+      process.stderr.write(`local DynamoDB at ${servers.dynamodbEndpoint}; table ${config.table} ${kept ? 'kept from an earlier run' : 'created'}\n`);
     },
     /** @param {import('../config.js').ImportConfig} config */
     async reportTable(config) {
       const items = await countItems(servers.dynamodb, config.table);
-      process.stderr.write(`DynamoDB Local's table ${config.table} holds ${items.toLocaleString('en-US')} items (discarded when this run ends)\n`);
+      process.stderr.write(`the local table ${config.table} holds ${items.toLocaleString('en-US')} items (${directory === undefined ? 'discarded when this run ends' : `kept in ${directory}`})\n`);
     },
     stop: () => servers.stop(),
   };

@@ -14,7 +14,9 @@ const IMPORT_EXAMPLES = `
 Examples:
   $ ${NAME} import s3://my-bucket/imports/people.csv --table People --types balance:N,active:BOOL
   $ ${NAME} import ./people.csv --table People --max-wcu 2000 --profile prod --region eu-west-1
-  $ ${NAME} import ./people.csv --table People --local        (DynamoDB Local, started for the run)
+  $ ${NAME} import ./people.csv --table People --local        (a local DynamoDB, dynalite, started for the run)
+  $ ${NAME} import ./people.csv --table People --local --local-dir .ddb   (its tables kept in .ddb between runs)
+  $ ${NAME} import ./people.csv --table People --endpoint-url http://127.0.0.1:8000   (DynamoDB Local, LocalStack)
   $ ${NAME} import ./people.csv --table People --json > import.log
   $ ${NAME} import ./people.csv --table People --resume <job id>.checkpoint.json
 
@@ -52,7 +54,9 @@ export function buildProgram(argv) {
     else importer.option(spelled, help);
   }
   importer
-    .addOption(new Option('--local', 'run on DynamoDB Local, started for this run (a local file only); the table is created'))
+    .addOption(new Option('--local', 'run on a local DynamoDB (dynalite), started for this run (a local file only); the table is created'))
+    .option('--local-dir <dir>', 'with --local: keep the local tables in this directory between runs (default: in memory, gone when the run ends)')
+    .option('--endpoint-url <url>', 'a DynamoDB-compatible server to write to instead of AWS (DynamoDB Local, LocalStack: http://127.0.0.1:8000)')
     .option('--json', 'JSON lines and a JSON summary, as on Lambda, even on a terminal')
     .option('--resume <file>', 'go on from the checkpoint a stopped import saved')
     .option('--region <region>', "the table's and bucket's region (default: the SDK's: AWS_REGION, the profile)")

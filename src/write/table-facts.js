@@ -43,11 +43,11 @@ export async function checkRecoverable(dynamodb, config, facts, warn) {
     status = output.ContinuousBackupsDescription?.PointInTimeRecoveryDescription?.PointInTimeRecoveryStatus;
   } catch (error) {
     const name = /** @type {Error} */ (error).name;
-    // DynamoDB Local has no backups at all: an empty table there has nothing to lose.
+    // Local DynamoDB servers (dynalite, DynamoDB Local) have no backups at all: an empty table there has nothing to lose.
     if (name === 'UnknownOperationException' && facts.itemCount === 0 && !config.requirePitr) return undefined;
     const why =
       name === 'UnknownOperationException'
-        ? `point-in-time recovery of table "${config.table}" cannot be told: the endpoint does not implement DescribeContinuousBackups (DynamoDB Local does not)`
+        ? `point-in-time recovery of table "${config.table}" cannot be told: the endpoint does not implement DescribeContinuousBackups (local servers such as dynalite and DynamoDB Local do not)`
         : `point-in-time recovery of table "${config.table}" cannot be told (${name}): the importer needs dynamodb:DescribeContinuousBackups on it`;
     if (config.requirePitr) throw new TableError(`${why}; grant it, or leave requirePitr off`, error);
     warn('point-in-time recovery unknown', { table: config.table, reason: why });

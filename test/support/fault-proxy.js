@@ -1,5 +1,5 @@
 /**
- * An HTTP proxy in front of a real DynamoDB endpoint (DynamoDB Local) that injects the faults a busy
+ * An HTTP proxy in front of a real DynamoDB endpoint (dynalite) that injects the faults a busy
  * table produces. For each BatchWriteItem call it may:
  *  - answer the whole call with a throttling error, forwarding nothing (share `throttleCalls`), each of
  *    ProvisionedThroughputExceededException, ThrottlingException and RequestLimitExceeded in turn;
@@ -12,7 +12,8 @@
  *  - refuse a call holding an item `refuseItem` picks, whole, with the error it names (as a server that
  *    cannot read one item's encoding answers SerializationException).
  * A throttled call carries the ThrottlingReasons `throttlingReasons` gives, as DynamoDB's have since 2025;
- * with `pointInTimeRecovery`, DescribeContinuousBackups (which DynamoDB Local lacks) is answered here.
+ * with `pointInTimeRecovery`, DescribeContinuousBackups (which dynalite lacks) is answered here, and with
+ * `itemCount`, DescribeTable's ItemCount (which dynalite leaves at 0).
  * Other calls pass through untouched. Listens on 127.0.0.1 and a free port.
  */
 import http from 'node:http';
@@ -27,7 +28,8 @@ import { listenOnLoopback } from './loopback.js';
  * @property {number} [serverErrors]     share of calls answered with a 500, 0..1
  * @property {number} [resetCalls]       share of calls forwarded, then reset, 0..1
  * @property {number} [hangCalls]        share of calls never answered, 0..1
- * @property {'ENABLED' | 'DISABLED'} [pointInTimeRecovery]  answer DescribeContinuousBackups so (DynamoDB Local does not implement it)
+ * @property {'ENABLED' | 'DISABLED'} [pointInTimeRecovery]  answer DescribeContinuousBackups so (dynalite does not implement it)
+ * @property {number} [itemCount]  DescribeTable's ItemCount (dynalite's is always 0; DynamoDB's about six hours old)
  * @property {(call: number) => boolean} [hangCall]  whether the call with this number (from 1) is never answered
  * @property {(request: Record<string, any>) => string | undefined} [refuseItem]  an error name for a put or delete request refused, else undefined
  * @property {() => number} [random]
@@ -36,7 +38,7 @@ import { listenOnLoopback } from './loopback.js';
 const THROTTLE_ERRORS = ['ProvisionedThroughputExceededException', 'ThrottlingException', 'RequestLimitExceeded'];
 
 /** @param {FaultOptions} options */
-export async function startFaultProxy({ target, unprocessedItems = 0, throttleCalls = 0, throttlingReasons = () => [], pointInTimeRecovery, serverErrors = 0, resetCalls = 0, hangCalls = 0, hangCall = () => false, refuseItem = () => undefined, random = Math.random }) {
+export async function startFaultProxy({ target, itemCount, unprocessedItems = 0, throttleCalls = 0, throttlingReasons = () => [], pointInTimeRecovery, serverErrors = 0, resetCalls = 0, hangCalls = 0, hangCall = () => false, refuseItem = () => undefined, random = Math.random }) {
   const counts = { calls: 0, throttledCalls: 0, throttledCallItems: 0, heldBackItems: 0, forwardedItems: 0, serverErrors: 0, resets: 0, hangs: 0, refusedCalls: 0 };
   const targetUrl = new URL(target);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
@@ -74,6 +76,13 @@ export async function startFaultProxy({ target, unprocessedItems = 0, throttleCa
       for await (const chunk of req) body += chunk;
       if (pointInTimeRecovery !== undefined && String(req.headers['x-amz-target']).endsWith('.DescribeContinuousBackups')) {
         return reply(res, 200, {}, JSON.stringify({ ContinuousBackupsDescription: { ContinuousBackupsStatus: pointInTimeRecovery, PointInTimeRecoveryDescription: { PointInTimeRecoveryStatus: pointInTimeRecovery } } }));
+      }
+      if (itemCount !== undefined && String(req.headers['x-amz-target']).endsWith('.DescribeTable')) {
+        const answer = await forward(req, body);
+        if (answer.status !== 200) return reply(res, answer.status, answer.headers, answer.body);
+        const described = JSON.parse(answer.body);
+        described.Table.ItemCount = itemCount;
+        return reply(res, 200, answer.headers, JSON.stringify(described));
       }
       if (!String(req.headers['x-amz-target']).endsWith('.BatchWriteItem')) {
         const answer = await forward(req, body);
