@@ -233,14 +233,13 @@ function jsonString(text, escapeLetters = false) {
 }
 
 /**
- * A JSON value as text, numbers as written (json-text.js's JsonNumber, or { number } here).
+ * A JSON value as text: a number as `{ number: text }` (written as it is), an object as `{ members }`.
  * @param {any} value @returns {string}
  */
 function jsonText(value) {
   if (value === null || typeof value === 'boolean') return String(value);
   if (typeof value === 'string') return jsonString(value);
   if (typeof value === 'object' && 'number' in value && typeof value.number === 'string') return value.number;
-  if (typeof value === 'object' && 'raw' in value && typeof value.raw === 'string') return value.raw;
   if (Array.isArray(value)) return `[${value.map(jsonText).join(',')}]`;
   return `{${Object.entries(value.members ?? {}).map(([name, member]) => `${jsonString(name)}:${jsonText(member)}`).join(', ')}}`;
 }

@@ -613,10 +613,10 @@ export class Refusal extends Error {
   }
 }
 
-/** @param {string} reason @returns {never} */
-const refuse = (reason) => {
+/** A function declaration, so that a call to it ends the code path for the type checker. @param {string} reason @returns {never} */
+function refuse(reason) {
   throw new Refusal(reason);
-};
+}
 
 // Standard base64 with its padding; the last character before the padding may carry bits that are not zero.
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
