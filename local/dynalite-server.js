@@ -67,25 +67,28 @@ process.once('disconnect', () => {
 /**
  * dynalite copies a request's members by assignment, so a member named `__proto__` (an attribute, a map
  * key) sets the copy's prototype and is lost, where DynamoDB stores it like any name. Its request check
- * is called through its module's exports: the names are carried past it under a stand-in and put back
- * as own members.
+ * is called through its module's exports: the names are carried past it escaped and put back as own
+ * members. The escape is reversible for every name: `__proto__` and any name that starts with the escape
+ * get it prepended, and only names that start with it lose it.
  * @param {{ checkTypes: (data: unknown, types: unknown) => unknown }} validations
  */
 function keepProtoNames(validations) {
-  const STAND_IN = '__proto__\u0000dynalite-server';
+  const ESCAPE = '\u0000dynalite:';
   const checkTypes = validations.checkTypes;
-  /** @param {unknown} value @param {string} from @param {string} to @returns {unknown} */
-  const rename = (value, from, to) => {
+  /** @param {unknown} value @param {(name: string) => string} rename @returns {unknown} */
+  const renamed = (value, rename) => {
     if (value === null || typeof value !== 'object') return value;
-    if (Array.isArray(value)) return value.map((member) => rename(member, from, to));
+    if (Array.isArray(value)) return value.map((member) => renamed(member, rename));
     /** @type {Record<string, unknown>} */
     const copy = {};
     for (const name of Object.keys(value)) {
-      Object.defineProperty(copy, name === from ? to : name, { value: rename(/** @type {Record<string, unknown>} */ (value)[name], from, to), enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(copy, rename(name), { value: renamed(/** @type {Record<string, unknown>} */ (value)[name], rename), enumerable: true, writable: true, configurable: true });
     }
     return copy;
   };
-  validations.checkTypes = (data, types) => rename(checkTypes(rename(data, '__proto__', STAND_IN), types), STAND_IN, '__proto__');
+  const escape = (/** @type {string} */ name) => (name === '__proto__' || name.startsWith(ESCAPE) ? `${ESCAPE}${name}` : name);
+  const unescape = (/** @type {string} */ name) => (name.startsWith(ESCAPE) ? name.slice(ESCAPE.length) : name);
+  validations.checkTypes = (data, types) => renamed(checkTypes(renamed(data, escape), types), unescape);
 }
 
 /**

@@ -11,6 +11,8 @@ import { runJob } from './handler.js';
 import { markShardFailed } from './job/job-status.js';
 import { outputStoreFor } from './job/output-store.js';
 import { logger } from './observe/logger.js';
+import { JobRunningError } from './errors.js';
+import { WORKER_REFUSED } from './job/fan-out.js';
 
 const payload = JSON.parse(process.env.SHARD_PAYLOAD ?? 'null');
 // Started by a command that is gone (killed): stop, rather than write on for no one. The shard's status
@@ -26,8 +28,13 @@ try {
   await runJob(payload, resolveConfig(payload, process.env), undefined);
 } catch (error) {
   logger.error('worker failed', { shard: payload?.shard?.index, key: payload?.key, error: String(error) });
-  await recordFailure(error).catch((statusError) => logger.error('job status not written', { shard: payload?.shard?.index, error: String(statusError) }));
-  process.exitCode = 1;
+  if (error instanceof JobRunningError) {
+    // The shard's status is another run's, alive: it is not this worker's to mark failed.
+    process.exitCode = WORKER_REFUSED;
+  } else {
+    await recordFailure(error).catch((statusError) => logger.error('job status not written', { shard: payload?.shard?.index, error: String(statusError) }));
+    process.exitCode = 1;
+  }
 }
 
 /** The shard's status says why it failed, so that the job's error names the reason. @param {unknown} error */

@@ -106,4 +106,23 @@ describe('the local servers', () => {
       await holder.stop();
     }
   });
+
+  it('store members named __proto__, and names that look like the escape carrying them, exactly as sent (dynalite alone loses __proto__)', async () => {
+    const dynamodb = await startDynalite();
+    try {
+      const date = new Date().toISOString().replace(/[-:]|\.\d+/g, '');
+      const call = async (/** @type {string} */ target, /** @type {string} */ body) => {
+        const response = await fetch(dynamodb.endpoint, { method: 'POST', body, headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': `DynamoDB_20120810.${target}`, 'x-amz-date': date, authorization: `AWS4-HMAC-SHA256 Credential=k/${date.slice(0, 8)}/us-east-1/dynamodb/aws4_request, SignedHeaders=host;x-amz-date, Signature=${'0'.repeat(64)}` } });
+        return response.text();
+      };
+      await call('CreateTable', JSON.stringify({ TableName: 'names', BillingMode: 'PAY_PER_REQUEST', AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }], KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }] }));
+      // Built as text: a JavaScript object literal would take "__proto__" as its prototype.
+      const item = '{"id":{"S":"k"},"__proto__":{"S":"a"},"\\u0000dynalite:__proto__":{"S":"b"},"\\u0000dynalite:x":{"S":"c"},"m":{"M":{"__proto__":{"L":[{"M":{"__proto__":{"N":"1"}}}]}}}}';
+      expect(await call('BatchWriteItem', `{"RequestItems":{"names":[{"PutRequest":{"Item":${item}}}]}}`)).toBe('{"UnprocessedItems":{}}');
+      const stored = JSON.parse(await call('GetItem', '{"TableName":"names","Key":{"id":{"S":"k"}}}')).Item;
+      expect(Object.entries(stored).sort()).toEqual(Object.entries(JSON.parse(item)).sort());
+    } finally {
+      await dynamodb.stop();
+    }
+  });
 });

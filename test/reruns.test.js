@@ -16,10 +16,13 @@ import { checkResumable, readCheckpointFile, writeCheckpointFile } from '../src/
 import { jobIdFor } from '../src/job/checkpoint.js';
 import { writeOptionsOf } from '../src/job/write-options.js';
 import { generatedCsv } from './support/imports.js';
-import { createTable, scanAll, TEST_BUCKET, upload, useCleanups, useLocalServers } from './support/local.js';
+import { createTable, readObject, scanAll, TEST_BUCKET, upload, useCleanups, useLocalServers } from './support/local.js';
+import { startFaultProxy } from './support/fault-proxy.js';
 
 const { env, dynamodb, s3 } = useLocalServers();
-useCleanups(env);
+const cleanup = useCleanups(env);
+/** @type {{ push: (stop: () => Promise<void> | void) => void }} */
+const cleanups = { push: cleanup };
 const run = promisify(execFile);
 
 /** @param {unknown} result */
@@ -79,6 +82,12 @@ describe('a resume', () => {
     const now = resolveConfig({ file, table: 'people' }, {});
     expect(() => checkResumable(readCheckpointFile(saved), saved, now)).toThrow(/the import was stopped with --from-rejects true/);
     expect(() => checkResumable(readCheckpointFile(saved), saved, stopped)).not.toThrow();
+
+    // Column types in another order are the same job; --local-dir's table is its directory, whatever port it listens on.
+    const typed = (/** @type {unknown} */ columnTypes, /** @type {string} */ endpoint) => resolveConfig({ file, table: 'people', fromRejects: true, columnTypes }, { DYNAMODB_ENDPOINT: endpoint });
+    const local = writeCheckpointFile(checkpoint, typed('a:N,b:BOOL', 'http://127.0.0.1:41999'), dir, `local:${dir}/.ddb`);
+    expect(() => checkResumable(readCheckpointFile(local), local, typed('b:BOOL,a:N', 'http://127.0.0.1:37509'), `local:${dir}/.ddb`)).not.toThrow();
+    expect(() => checkResumable(readCheckpointFile(local), local, typed('b:BOOL,a:N', 'http://127.0.0.1:37509'), undefined)).toThrow(/not on http:\/\/127\.0\.0\.1:37509/);
   });
 
   it('refuses a payload checkpoint taken under other write options, before it writes anything (defect 4)', async () => {
@@ -104,6 +113,40 @@ describe('a resume', () => {
     const resumed = { ...payload, checkpoint: stopped.checkpoint };
     const done = jobOf(await runJob(resumed, resolveConfig(resumed, process.env), undefined, { log: quiet }));
     expect(done).toMatchObject({ rowsRead: 20_000, written: 20_000, balanced: true });
+  });
+});
+
+describe('a resume of rows handed over by an earlier build', () => {
+  it('reads each saved row\'s keyId again from its item: an old form (a NUL join) neither collides nor fails to match', async () => {
+    const table = await createTable(dynamodb, { partition: { name: 'pk', type: 'S' }, sort: { name: 'sk', type: 'S' } });
+    // 200 keys, each four times in file order: the last row of each key must win.
+    const rows = Array.from({ length: 800 }, (_, i) => `p${i % 200},s${i % 200},v${i}`);
+    await upload(s3, 'reruns/replay.csv', ['pk,sk,v', ...rows, ''].join('\n'));
+    const payload = { bucket: TEST_BUCKET, key: 'reruns/replay.csv', table, keyColumn: 'pk', sortKeyColumn: 'sk', requestTimeoutMs: 60_000, concurrency: 4 };
+    // Calls past the second never answer: the stop gives their writes up, and their rows are saved to replay.
+    const hanging = await startFaultProxy({ target: env.DYNAMODB_ENDPOINT, hangCall: (call) => call > 2 });
+    cleanups.push(() => hanging.stop());
+    process.env.DYNAMODB_ENDPOINT = hanging.endpoint;
+    const stop = new AbortController();
+    const abandon = new AbortController();
+    setTimeout(() => stop.abort(), 300);
+    setTimeout(() => abandon.abort(), 600);
+    const quiet = { info() {}, warn() {}, error() {} };
+    const stopped = jobOf(await runJob(payload, resolveConfig(payload, process.env), undefined, { log: quiet, stop: stop.signal, abandon: abandon.signal }));
+    expect(stopped.checkpoint.replay?.rows).toBeGreaterThan(0);
+    // As an earlier build saved them: keyIds joined with a NUL.
+    const replayKey = stopped.checkpoint.replay.key;
+    const saved = JSON.parse(await readObject(s3, replayKey));
+    await upload(s3, replayKey, JSON.stringify(saved.map((/** @type {any} */ row) => ({ ...row, keyId: `${JSON.parse(row.json).pk.S}\u0000${JSON.parse(row.json).sk.S}` }))));
+    // Half the items come back unprocessed: each must be matched to its row.
+    const flaky = await startFaultProxy({ target: env.DYNAMODB_ENDPOINT, unprocessedItems: 0.5 });
+    cleanups.push(() => flaky.stop());
+    process.env.DYNAMODB_ENDPOINT = flaky.endpoint;
+    const resumed = { ...payload, checkpoint: stopped.checkpoint };
+    const done = jobOf(await runJob(resumed, resolveConfig(resumed, process.env), undefined, { log: quiet }));
+    expect(done).toMatchObject({ rowsRead: 800, rejected: 0, balanced: true });
+    const items = await scanAll(dynamodb, table);
+    expect(items.map((item) => [item.pk.S, item.v.S]).sort()).toEqual(Array.from({ length: 200 }, (_, k) => [`p${k}`, `v${600 + k}`]).sort());
   });
 });
 

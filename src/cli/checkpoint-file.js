@@ -11,23 +11,30 @@ import { ConfigError } from '../errors.js';
 import { newRunName } from '../job/object-keys.js';
 import { sourceWhere } from '../source/source-name.js';
 import { flagOf } from './import-flags.js';
-import { WRITE_OPTIONS } from '../job/write-options.js';
+import { WRITE_OPTIONS, writeOptionsOf } from '../job/write-options.js';
 
 /** The options that decide what the rows become and where the job's records go: a resume keeps them. */
 const MEANING = /** @type {const} */ ([...WRITE_OPTIONS, 'versionId', 'rejectsPrefix', 'statusPrefix', 'outputDir']);
 /** Options added after checkpoint files were first written: a file without one was stopped at its default. */
 const LATER_DEFAULTS = /** @type {Record<string, unknown>} */ ({ format: 'auto', emptyCell: 'omit', setSeparator: '|', mode: 'put', fromRejects: false });
 
-/** @param {Readonly<import('../config.js').ImportConfig>} config */
-function identityOf(config) {
+/**
+ * @param {Readonly<import('../config.js').ImportConfig>} config
+ * @param {string} [endpoint]  where the table is, when its URL is not it (--local's changes each run)
+ */
+function identityOf(config, endpoint) {
   return {
     source: sourceWhere(config),
     table: config.table,
     region: config.tableRegion,
-    endpoint: config.dynamodbEndpoint ?? null,
-    options: Object.fromEntries(MEANING.map((name) => [name, config[name] ?? null])),
+    endpoint: endpoint ?? config.dynamodbEndpoint ?? null,
+    // The write options in their one form (column types sorted), and where the job's records go.
+    options: { ...writeOptionsOf(config), ...Object.fromEntries(MEANING.filter((name) => !(/** @type {readonly string[]} */ (WRITE_OPTIONS)).includes(name)).map((name) => [name, config[name] ?? null])) },
   };
 }
+
+/** An option's value as saved, in the form identityOf gives it now (files from before sorted no column types). @param {string} name @param {unknown} value */
+const savedForm = (name, value) => (name === 'columnTypes' && value !== null && typeof value === 'object' ? writeOptionsOf(/** @type {any} */ ({ columnTypes: value })).columnTypes : value);
 
 /** @param {unknown} value */
 const digestOf = (value) => createHash('sha256').update(JSON.stringify(value)).digest('hex');
@@ -36,11 +43,12 @@ const digestOf = (value) => createHash('sha256').update(JSON.stringify(value)).d
  * @param {import('../job/checkpoint.js').Checkpoint} checkpoint
  * @param {Readonly<import('../config.js').ImportConfig>} config
  * @param {string} [directory]
+ * @param {string} [endpoint]  where the table is, when its URL is not it (--local-dir's)
  * @returns {string} the file
  */
-export function writeCheckpointFile(checkpoint, config, directory = process.cwd()) {
+export function writeCheckpointFile(checkpoint, config, directory = process.cwd(), endpoint = undefined) {
   const file = path.resolve(directory, `${checkpoint.jobId}.${newRunName()}.checkpoint.json`);
-  const body = { ...identityOf(config), checkpoint };
+  const body = { ...identityOf(config, endpoint), checkpoint };
   writeFileSync(file, `${JSON.stringify({ ...body, savedAt: new Date().toISOString(), digest: digestOf(body) }, null, 1)}\n`);
   return file;
 }
@@ -68,9 +76,10 @@ export function readCheckpointFile(file) {
  * Refuses to resume another import than the one stopped.
  * @param {ReturnType<typeof readCheckpointFile>} saved @param {string} file
  * @param {Readonly<import('../config.js').ImportConfig>} config
+ * @param {string} [endpoint]  as writeCheckpointFile was given it
  */
-export function checkResumable(saved, file, config) {
-  const now = identityOf(config);
+export function checkResumable(saved, file, config, endpoint = undefined) {
+  const now = identityOf(config, endpoint);
   if (saved.source !== now.source || saved.table !== now.table) {
     throw new ConfigError('--resume', file, `it is the checkpoint of ${saved.source} into ${saved.table}; resume with that source and --table ${saved.table}`);
   }
@@ -79,7 +88,7 @@ export function checkResumable(saved, file, config) {
     throw new ConfigError('--resume', file, `it is the checkpoint of an import into ${saved.table} on ${where(saved)}, not on ${where(now)}: resume with the same region (--region ${saved.region}) and endpoint`);
   }
   for (const name of MEANING) {
-    const was = name in saved.options ? saved.options[name] : LATER_DEFAULTS[name];
+    const was = savedForm(name, name in saved.options ? saved.options[name] : LATER_DEFAULTS[name]);
     if (JSON.stringify(was) !== JSON.stringify(now.options[name])) {
       throw new ConfigError('--resume', file, `the import was stopped with ${flagOf(name)} ${JSON.stringify(was)}, and the rows it wrote were read so; resume with the same ${flagOf(name)} (now ${JSON.stringify(now.options[name])})`);
     }

@@ -69,7 +69,7 @@ export async function importCommand(source, flags, how) {
     } catch (error) {
       throw withFlagNames(error);
     }
-    if (saved !== undefined) checkResumable(saved, /** @type {string} */ (flags.resume), config);
+    if (saved !== undefined) checkResumable(saved, /** @type {string} */ (flags.resume), config, localIdentity(flags));
     await local?.prepareTable(config);
     clientsFor(config); // the SDK's warnings, if any, come before the live view
     // A ConfigError found later (a prefix past --max-objects, a plan's options) names the flag too.
@@ -132,12 +132,12 @@ async function runWithView(payload, config, flags, how) {
   const store = outputStoreFor(config, clientsFor(config).s3);
 
   const checkpoint = 'stopped' in result ? result.checkpoint : undefined;
-  if (checkpoint !== undefined && flags.local) {
+  if (checkpoint !== undefined && flags.local && flags.localDir === undefined) {
     process.stderr.write(`Stopped at line ${checkpoint.line.toLocaleString('en-US')}. --local's table is discarded with this run, so there is nothing to resume: import again from the start.\n`);
     return 130;
   }
   if (checkpoint !== undefined) {
-    const file = writeCheckpointFile(checkpoint, config);
+    const file = writeCheckpointFile(checkpoint, config, process.cwd(), localIdentity(flags));
     const replay = checkpoint.replay;
     const lines = [
       `Stopped at line ${checkpoint.line.toLocaleString('en-US')} (byte ${checkpoint.byte.toLocaleString('en-US')}): ${checkpoint.totals.rowsRead.toLocaleString('en-US')} rows read, ${checkpoint.totals.written.toLocaleString('en-US')} written, ${checkpoint.totals.rejected.toLocaleString('en-US')} rejected.`,
@@ -210,4 +210,12 @@ async function startLocal(payload, directory) {
     },
     stop: () => servers.stop(),
   };
+}
+
+/**
+ * Where --local's tables are, for a checkpoint: its endpoint's port changes every run, its directory does not.
+ * @param {CommandFlags} flags
+ */
+function localIdentity(flags) {
+  return flags.local && flags.localDir !== undefined ? `local:${path.resolve(flags.localDir)}` : undefined;
 }

@@ -31,6 +31,9 @@ import { sourceHeaderOf } from '../records/rejects-file.js';
 
 const WORKER = fileURLToPath(new URL('../worker.js', import.meta.url));
 
+/** A worker's exit code when another run, alive, holds its shard (JobRunningError): the status is that run's. */
+export const WORKER_REFUSED = 3;
+
 /** Options of the job that do not pass on to its shards. */
 const JOB_ONLY = ['shards', 'bytesPerShard', 'checkpoint', 'shard', 'maxWcu', 'prefix', 'suffix', 'maxObjects'];
 
@@ -296,7 +299,7 @@ export async function runShardedJob(payload, config, { clients, logger, function
   const limit = pLimit(atOnce);
   const results = await Promise.all(todo.map((shardPayload) => limit(async () => (await startLocalWorkers([shardPayload]).done)[0])));
   for (const [i, result] of results.entries()) {
-    if (result.code === 0) continue;
+    if (result.code === 0 || result.code === WORKER_REFUSED) continue;
     // A worker that died without saying so (killed, out of memory): record it, so that the job shows it failed.
     const index = /** @type {{ shard: { index: number } }} */ (todo[i]).shard.index;
     await markShardFailed(store, config.statusPrefix, plan.jobId, index, `worker process exited with ${result.signal ?? `code ${result.code}`}`);

@@ -145,7 +145,7 @@ export async function runImport(config, { clients, logger, stopBy = Infinity, de
       : undefined;
   try {
     // Rows the previous segment left to write go first: they are older than any row this segment reads.
-    if (start.replay !== undefined) await writeReplay(store, start.replay, writer);
+    if (start.replay !== undefined) await writeReplay(store, start.replay, writer, keyIdReader(config));
     const reading =
       spread === undefined
         ? await readRows({
@@ -246,16 +246,20 @@ const HAND_OVER_RESERVE_MS = 5_000;
 
 /**
  * Writes the rows a previous segment left (checkpoint.replay), in file order, before this segment reads.
+ * Each row's keyId is read again from its item: rows saved by an earlier build carry keyIds of another
+ * form (composite keys joined with a NUL, binaries as written), which this segment's rows would not meet.
  * @param {import('./output-store.js').OutputStore} store
  * @param {import('./checkpoint.js').Replay} replay @param {ReturnType<typeof createBatchWriter>} writer
+ * @param {(item: import('../types.js').Item) => string} keyIdOf
  */
-async function writeReplay(store, replay, writer) {
+async function writeReplay(store, replay, writer, keyIdOf) {
   /** @type {import('../types.js').Entry[] | undefined} */
   const rows = await store.getJson(replay.key);
   if (!Array.isArray(rows) || rows.length !== replay.rows) {
     throw new JobError(`${store.where(replay.key)} should hold the ${replay.rows} rows the previous segment left to write; it is missing or was changed, so resuming here would lose them: run the job again from its start`);
   }
   for (const row of rows) {
+    row.keyId = keyIdOf(JSON.parse(row.json));
     const wait = writer.add(row);
     if (wait !== undefined) await wait;
   }

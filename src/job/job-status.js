@@ -6,6 +6,7 @@
  * shards that are not done.
  */
 import { HeadObjectCommand } from '@aws-sdk/client-s3';
+import { readlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { sumSummaries } from '../observe/counters.js';
 import { etagOf } from '../source/s3-object.js';
@@ -57,14 +58,31 @@ const silenceAllowedMs = (status) => (status.handedOverAt !== undefined ? 15 * 6
  */
 
 /**
- * Who is running a shard, so that its logs can be found: the Lambda log stream, or the local process.
- * @returns {{ logGroup?: string, logStream: string } | { pid: number, host: string }}
+ * Who is running a shard, so that its logs can be found: the Lambda log stream, or the local process (its
+ * pid is one only within its pid namespace: containers may share a host name and not their pids).
+ * @returns {{ logGroup?: string, logStream: string } | { pid: number, host: string, pids?: string }}
  */
 export function runnerOf() {
   const logStream = process.env.AWS_LAMBDA_LOG_STREAM_NAME;
   if (logStream !== undefined) return { logGroup: process.env.AWS_LAMBDA_LOG_GROUP_NAME, logStream };
-  return { pid: process.pid, host: hostname() };
+  return { pid: process.pid, host: hostname(), ...(PID_NAMESPACE === undefined ? {} : { pids: PID_NAMESPACE }) };
 }
+
+/** This process's pid namespace (Linux), e.g. pid:[4026531836]; undefined elsewhere. */
+const PID_NAMESPACE = (() => {
+  try {
+    return readlinkSync('/proc/self/ns/pid');
+  } catch {
+    return undefined;
+  }
+})();
+
+/**
+ * Whether a runner's pid means a process this one can see: same host, and the same pid namespace where
+ * both are known.
+ * @param {{ pid: number, host: string, pids?: string }} runner
+ */
+const seenFromHere = (runner) => runner.host === hostname() && (runner.pids === undefined || PID_NAMESPACE === undefined || runner.pids === PID_NAMESPACE);
 
 /**
  * Records that a job of this source version into this table started, for `status` by the source's name.
@@ -167,7 +185,7 @@ export async function checkNotRunningElsewhere(store, prefix, jobId, shard, now 
   const other = status.runner;
   const self = runnerOf();
   if ('logStream' in other && 'logStream' in self) return;
-  if ('pid' in other && other.host === hostname() && (other.pid === process.pid || !processAlive(other.pid))) return;
+  if ('pid' in other && seenFromHere(other) && (other.pid === process.pid || !processAlive(other.pid))) return;
   const who = 'pid' in other ? `process ${other.pid} on ${other.host}` : `Lambda log stream ${other.logStream}`;
   throw new JobRunningError(`job ${jobId}${shard > 0 ? ` shard ${shard + 1}` : ''} is being run by ${who} (last status ${status.updatedAt}): two runs at once could leave older rows of a key after newer ones; wait for it to end (ddbload status shows it), or stop it and resume from its checkpoint`);
 }
@@ -179,7 +197,7 @@ export async function checkNotRunningElsewhere(store, prefix, jobId, shard, now 
  */
 function runnerGone(status) {
   const runner = status.runner;
-  return status.handedOverAt === undefined && runner !== undefined && 'pid' in runner && runner.host === hostname() && runner.pid !== process.pid && !processAlive(runner.pid);
+  return status.handedOverAt === undefined && runner !== undefined && 'pid' in runner && seenFromHere(runner) && runner.pid !== process.pid && !processAlive(runner.pid);
 }
 
 /** @param {number} pid */
