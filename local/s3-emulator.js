@@ -80,6 +80,21 @@ function replaceObjectsAtomically(store) {
     }
   };
 
+  // A listing walks the bucket's directories as it finds them: one that another request's PUT or DELETE
+  // makes or removes meanwhile fails it (an InternalError, seen with many tests writing to one bucket).
+  // S3 lists consistently: a failed walk is walked again.
+  const listObjects = store.listObjects.bind(store);
+  /** @param {string} bucket @param {unknown} options */
+  store.listObjects = async (bucket, options) => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await listObjects(bucket, options);
+      } catch (error) {
+        if (attempt === 5) throw error;
+      }
+    }
+  };
+
   const getObject = store.getObject.bind(store);
   /** @param {string} bucket @param {string} key @param {unknown} options */
   store.getObject = async (bucket, key, options) => {
