@@ -166,7 +166,11 @@ describe('a job over many objects', () => {
     // An ION export, and a prefix holding two exports, are refused with what to do.
     await upload(local.s3, 'ion/AWSDynamoDB/x/manifest-summary.json', JSON.stringify({ outputFormat: 'ION', manifestFilesS3Key: 'ion/AWSDynamoDB/x/manifest-files.json' }));
     await expect(importJob({ bucket: TEST_BUCKET, key: 'ion/AWSDynamoDB/x/manifest-summary.json', table: target, keyColumn: 'id', sortKeyColumn: 'sk' })).rejects.toThrow('is an export in "ION"; this importer reads exports in DYNAMODB_JSON');
-    await expect(importJob({ bucket: TEST_BUCKET, prefix: '', suffix: '.gz', table: target })).rejects.toThrow(/holds \d+ DynamoDB exports/);
+    // (Under a prefix of their own: a listing of the whole bucket would meet every other test file's objects.)
+    const lines = scanned.slice(0, 4).map((Item) => JSON.stringify({ Item }));
+    await writeExport('two-exports/', 'two-exports/', '01700000000003-dddddddd', lines, 1, 'FULL_EXPORT');
+    await writeExport('two-exports/', 'two-exports/', '01700000000004-eeeeeeee', lines, 1, 'FULL_EXPORT');
+    await expect(importJob({ bucket: TEST_BUCKET, prefix: 'two-exports/', table: target })).rejects.toThrow(/holds 2 DynamoDB exports/);
   }, 180_000);
 
   it('reads a gzip stream of nothing (an empty partition\'s data file, as any gzip writer makes it) as no rows, in an export and under a prefix (issue 35, defect 7)', async () => {
