@@ -9,10 +9,9 @@ import { latestJob, readJobStatus } from '../job/job-status.js';
 import { etagOf } from '../source/s3-object.js';
 import { bucketStore, directoryStore } from '../job/output-store.js';
 import { openFileSource } from '../source/file-object.js';
-import { jobIdFor } from '../job/checkpoint.js';
+import { jobIdOf } from '../job/checkpoint.js';
 import { sourceId } from '../source/source-name.js';
 import { resolveConfig } from '../config.js';
-import { writeOptionsOf } from '../job/write-options.js';
 import { attributeOf, payloadOf, WRITE_FLAGS, withFlagNames } from './import-flags.js';
 import { textTable } from './text-table.js';
 import { readLocalSession } from '../../local/session.js';
@@ -123,7 +122,7 @@ async function jobOfSource(store, job, etag, flags) {
   }
   const named = WRITE_FLAGS.some((flag) => /** @type {Record<string, unknown>} */ (flags)[attributeOf(flag)] !== undefined);
   const latest = named ? undefined : await latestJob(store, flags.prefix, sourceId(config), etag, config.table);
-  return latest?.jobId ?? jobIdFor(sourceId(config), etag, config.table, writeOptionsOf(config), undefined);
+  return latest?.jobId ?? jobIdOf(config, etag);
 }
 
 /**

@@ -10,6 +10,8 @@ import { ConfigError } from '../errors.js';
 import { TOTALS } from '../observe/counters.js';
 import { ENCODINGS } from '../records/text-encoding.js';
 import { KEY_ID_FORM } from '../items/key-id.js';
+import { sourceId } from '../source/source-name.js';
+import { writeOptionsOf } from './write-options.js';
 
 const JOB_NAMESPACE = 'a6a3c0f4-1f0e-4c55-9d6b-0c3f1a7e2b91';
 
@@ -26,6 +28,13 @@ const JOB_NAMESPACE = 'a6a3c0f4-1f0e-4c55-9d6b-0c3f1a7e2b91';
 export function jobIdFor(source, etag, table, options, runId) {
   return uuidv5(JSON.stringify([source, etag, table, options, runId ?? null]), JOB_NAMESPACE);
 }
+
+/**
+ * The id of the job an import with this config names, of this version of its source.
+ * @param {Pick<import('../config.js').ImportConfig, 'bucket' | 'key' | 'prefix' | 'file' | 'table' | 'runId' | import('./write-options.js').WriteOptionName>} config
+ * @param {string} etag  the source's version (an object's ETag, a prefix's digest of its objects)
+ */
+export const jobIdOf = (config, etag) => jobIdFor(sourceId(config), etag, config.table, writeOptionsOf(config), config.runId);
 
 /** @typedef {import('../observe/counters.js').Totals} Totals */
 /** @typedef {import('../records/text-encoding.js').Encoding} Encoding */

@@ -10,14 +10,13 @@ import { startThroughputLog } from '../observe/throughput.js';
 import { createKeyCount, EXACT_KEYS } from '../items/key-count.js';
 import { createWriteCost } from '../items/write-cost.js';
 import { openBytes } from '../source/open-bytes.js';
-import { sourceFields, sourceId, sourceWhere } from '../source/source-name.js';
+import { sourceFields, sourceWhere } from '../source/source-name.js';
 import { isCollection } from '../config.js';
 import { checkKeyTypes, checkTable, tableKeysOf } from '../write/table-check.js';
 import { ConfigError } from '../errors.js';
 import { formatOf, rowStages } from './row-stages.js';
 import { ceilingOf, checkRecoverable, tableFacts } from '../write/table-facts.js';
-import { jobIdFor, segmentStart } from './checkpoint.js';
-import { writeOptionsOf } from './write-options.js';
+import { jobIdOf, segmentStart } from './checkpoint.js';
 import { IMPORT_FROM_S3_USD_PER_GB, NEW_ON_DEMAND_WRITES_PER_SECOND, ON_DEMAND_USD_PER_MILLION_WRITES, PRICES_READ_ON } from './prices.js';
 import { readRows } from './read-rows.js';
 
@@ -44,7 +43,7 @@ export async function runDryRun(config, { clients, logger, stop }) {
   // The same records and items stages as an import's, so that the dry run rejects what the import would;
   // an item's JSON is read only for its secondary indexes.
   const stages = rowStages({ format, config, start, source: input.source, keys: tableKeysOf(table), sized: true, json: cost.indexes.length > 0 });
-  const jobId = jobIdFor(sourceId(config), input.source.etag, config.table, writeOptionsOf(config), config.runId);
+  const jobId = jobIdOf(config, input.source.etag);
   const totalBytes = input.gzip ? undefined : input.source.contentLength;
   const stats = createStats();
   const keys = createKeyCount();

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import pLimit from 'p-limit';
 import { isCollection, MAX_SHARDS } from '../config.js';
 import { ConfigError, JobError } from '../errors.js';
-import { jobIdFor } from './checkpoint.js';
+import { jobIdOf } from './checkpoint.js';
 import { writeOptionsOf } from './write-options.js';
 import { invokeSelf } from './continuation.js';
 import { markShardFailed, readJobStatus, recordLatestJob } from './job-status.js';
@@ -65,7 +65,7 @@ export async function planJob(config, s3, store) {
   if (isCollection(config)) return planCollection(config, s3, store);
   const where = sourceWhere(config);
   const source = await openRawSource(s3, config, { etag: config.etag });
-  const jobId = jobIdFor(sourceId(config), source.etag, config.table, writeOptionsOf(config), config.runId);
+  const jobId = jobIdOf(config, source.etag);
   const existing = await planToKeep(config, store, jobId);
   const { wanted, capped } = shardCountFor(config, source.contentLength);
   if (existing !== undefined || wanted <= 1) {
@@ -138,7 +138,7 @@ async function cutObject(raw, { config, key, bytes, shards, where }) {
  */
 async function planCollection(config, s3, store) {
   const found = await objectsOfJob(s3, config);
-  const jobId = jobIdFor(sourceId(config), found.version, config.table, writeOptionsOf(config), config.runId);
+  const jobId = jobIdOf(config, found.version);
   const existing = await planToKeep(config, store, jobId);
   if (existing !== undefined) return existing;
   /** @type {ShardRange[]} */

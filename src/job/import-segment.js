@@ -15,7 +15,7 @@ import { watchWarmThroughput } from '../write/warm-watch.js';
 import { checkKeyTypes, checkTable, tableKeysOf } from '../write/table-check.js';
 import { checkRecoverable, tableFacts } from '../write/table-facts.js';
 import { ConfigError, JobError } from '../errors.js';
-import { jobIdFor, segmentStart } from './checkpoint.js';
+import { jobIdOf, segmentStart } from './checkpoint.js';
 import { changedWriteOption, writeOptionsOf } from './write-options.js';
 import { outputStoreFor } from './output-store.js';
 import { sourceFields, sourceId, sourceWhere } from '../source/source-name.js';
@@ -71,7 +71,7 @@ export async function runImport(config, { clients, logger, stopBy = Infinity, de
     input.close();
     throw new JobError(`the checkpoint starts at byte ${start.byte} of ${sourceWhere(config)}, which has ${source.contentLength}: it is not this file's checkpoint, or it was changed; run the job again from its start`);
   }
-  const jobId = start.jobId ?? jobIdFor(sourceId(config), source.etag, config.table, writeOptionsOf(config), config.runId);
+  const jobId = start.jobId ?? jobIdOf(config, source.etag);
   try {
     checkSameWriteOptions(config);
   } catch (error) {

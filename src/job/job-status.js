@@ -11,8 +11,7 @@ import { hostname } from 'node:os';
 import { sumSummaries } from '../observe/counters.js';
 import { etagOf } from '../source/s3-object.js';
 import { latestJobKey, planKey, shardStatusKey } from './object-keys.js';
-import { jobIdFor } from './checkpoint.js';
-import { writeOptionsOf } from './write-options.js';
+import { jobIdOf } from './checkpoint.js';
 import { JobRunningError } from '../errors.js';
 
 /**
@@ -104,11 +103,11 @@ export const latestJob = (store, statusPrefix, source, etag, table) => store.get
 /**
  * The job id of an import of the object's current version (from its ETag), as the import names its job.
  * @param {import('@aws-sdk/client-s3').S3Client} s3
- * @param {Pick<import('../config.js').ImportConfig, 'table' | 'runId' | import('./write-options.js').WriteOptionName> & { bucket: string, key: string }} config
+ * @param {Parameters<typeof jobIdOf>[0] & { bucket: string, key: string }} config
  */
 export async function jobIdOfObject(s3, config) {
   const head = await s3.send(new HeadObjectCommand({ Bucket: config.bucket, Key: config.key }));
-  return jobIdFor(`${config.bucket}/${config.key}`, etagOf(head), config.table, writeOptionsOf(config), config.runId);
+  return jobIdOf(config, etagOf(head));
 }
 
 /**

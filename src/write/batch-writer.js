@@ -30,7 +30,7 @@ export const BATCH_SIZE = 25;
 /**
  * Items one call carries at most: BATCH_SIZE, or under a small WCU cap a twentieth of a second's worth.
  * The cap hands a call its units once its bucket is not empty, so each writer may pass its rate by one
- * call in a second; calls of 25 under a cap of 10 shared by four shards sent 100 WCU in the first second.
+ * call in a second: calls this small keep that to a twentieth of the rate (at least one item).
  * @param {number | undefined} maxWcu
  */
 export const itemsPerCall = (maxWcu) => (maxWcu === undefined ? BATCH_SIZE : Math.max(1, Math.min(BATCH_SIZE, Math.floor(maxWcu / 20))));
