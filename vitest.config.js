@@ -3,7 +3,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.js'],
-    // One local DynamoDB (dynalite) and one S3 emulator for the whole run; each test makes its own table.
+    // One S3 emulator for the whole run; a local DynamoDB (dynalite) per test file (test/support/local.js).
     globalSetup: ['test/support/global-setup.js'],
     testTimeout: 180_000,
     hookTimeout: 180_000,

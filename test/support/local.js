@@ -5,7 +5,8 @@ import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { parse } from 'csv-parse/sync';
 import { randomUUID } from 'node:crypto';
-import { afterEach, expect, inject } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect, inject } from 'vitest';
+import { startDynalite } from '../../local/dynalite.js';
 import { createTable as createLocalTable } from '../../local/servers.js';
 import { TEST_BUCKET } from './global-setup.js';
 
@@ -17,12 +18,28 @@ export function localEnv() {
   return /** @type {any} */ (inject)('localEnv');
 }
 
-/** Points this process's SDK at the local servers and returns clients for the test's own checks. */
+/**
+ * Points this process's SDK at the local servers and returns clients for the test's own checks. The S3
+ * emulator is the run's (global-setup.js); the local DynamoDB is this test file's own, started before its
+ * first test and stopped after its last: one shared by the whole run held every table of every file, and
+ * its calls grew slower as it filled. `env.DYNAMODB_ENDPOINT` is set once it has started.
+ */
 export function useLocalServers() {
-  const env = localEnv();
-  Object.assign(process.env, env);
+  const env = { ...localEnv() };
   const credentials = { accessKeyId: env.AWS_ACCESS_KEY_ID, secretAccessKey: env.AWS_SECRET_ACCESS_KEY };
-  const dynamodb = new DynamoDBClient({ region: env.AWS_REGION, endpoint: env.DYNAMODB_ENDPOINT, credentials });
+  /** @type {import('../../local/dynalite.js').LocalDynamoDB | undefined} */
+  let server;
+  beforeAll(async () => {
+    server = await startDynalite();
+    env.DYNAMODB_ENDPOINT = server.endpoint;
+    Object.assign(process.env, env);
+  });
+  afterAll(async () => {
+    dynamodb.destroy();
+    await server?.stop();
+  });
+  const endpoint = async () => ({ url: new URL(env.DYNAMODB_ENDPOINT) });
+  const dynamodb = new DynamoDBClient({ region: env.AWS_REGION, endpoint, credentials });
   const s3 = new S3Client({ region: env.AWS_REGION, endpoint: env.S3_ENDPOINT, forcePathStyle: true, credentials });
   return { env, dynamodb, s3 };
 }
