@@ -5,7 +5,7 @@
  * `{"result": {summary, cpuSeconds, maxRssMB, seconds}}`.
  */
 import { clientsFor } from '../src/clients.js';
-import { resolveConfig } from '../src/config.js';
+import { resolveConfig } from '../src/config/index.js';
 import { runImport } from '../src/job/import-segment.js';
 import { runDryRun } from '../src/job/dry-run.js';
 import { handler } from '../src/handler.js';

@@ -108,7 +108,7 @@ export async function startLocalServers({ buckets, tables = [], dynamodbPath, st
 
 /**
  * The keys of a table an import with these options writes to: its key columns, N when typed so, else S.
- * @param {Pick<import('../src/config.js').ImportConfig, 'keyColumn' | 'sortKeyColumn' | 'columnTypes'>} config
+ * @param {Pick<import('../src/config/index.js').ImportConfig, 'keyColumn' | 'sortKeyColumn' | 'columnTypes'>} config
  * @returns {TableKeys}
  */
 export function tableKeysOf(config) {

@@ -8,7 +8,7 @@ import { createReadStream, existsSync } from 'node:fs';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
-import { resolveConfig } from '../src/config.js';
+import { resolveConfig } from '../src/config/index.js';
 import { uploadStream, writeCsv } from '../data-generator/generate.js';
 import { jobIdOfObject } from '../src/job/job-status.js';
 import { countItems, startLocalSession, tableKeysOf } from './servers.js';

@@ -16,7 +16,7 @@ import { createBatchWriteClient } from './write/batch-write-client.js';
 const cache = new Map();
 
 /**
- * @param {Pick<import('./config.js').ImportConfig, 'region' | 'tableRegion' | 'concurrency' | 'requestTimeoutMs' | 'dynamodbEndpoint' | 's3Endpoint'>} config
+ * @param {Pick<import('./config/index.js').ImportConfig, 'region' | 'tableRegion' | 'concurrency' | 'requestTimeoutMs' | 'dynamodbEndpoint' | 's3Endpoint'>} config
  * @returns {Clients}
  */
 export function clientsFor(config) {
@@ -30,7 +30,7 @@ export function clientsFor(config) {
 }
 
 /**
- * @param {Pick<import('./config.js').ImportConfig, 'region' | 'tableRegion' | 'concurrency' | 'requestTimeoutMs' | 'dynamodbEndpoint' | 's3Endpoint'>} config
+ * @param {Pick<import('./config/index.js').ImportConfig, 'region' | 'tableRegion' | 'concurrency' | 'requestTimeoutMs' | 'dynamodbEndpoint' | 's3Endpoint'>} config
  * @returns {Clients}
  */
 export function createClients(config) {
@@ -71,7 +71,7 @@ export function createClients(config) {
  * AWS_ENDPOINT_URL or endpoint_url in the shared config file, unless AWS_IGNORE_CONFIGURED_ENDPOINT_URLS),
  * else the SDK's endpoint rules with its FIPS and dual-stack settings (AWS_USE_FIPS_ENDPOINT, ...).
  * @param {DynamoDBClient} dynamodb
- * @param {Pick<import('./config.js').ImportConfig, 'tableRegion' | 'dynamodbEndpoint'>} config
+ * @param {Pick<import('./config/index.js').ImportConfig, 'tableRegion' | 'dynamodbEndpoint'>} config
  */
 async function sdkEndpoint(dynamodb, config) {
   if (config.dynamodbEndpoint !== undefined) return new URL(config.dynamodbEndpoint);

@@ -8,7 +8,7 @@
  * `bytesPerShard`) is cut into byte ranges, each run by its own invocation or worker process (fan-out.js).
  */
 import { clientsFor } from './clients.js';
-import { resolveConfig } from './config.js';
+import { resolveConfig } from './config/index.js';
 import { ConfigError } from './errors.js';
 import { invokeSelf } from './job/continuation.js';
 import { runShardedJob, wantsShards } from './job/fan-out.js';
@@ -50,7 +50,7 @@ export async function handler(event, context) {
  * Runs a job's segments until it is done, or hands it to a new invocation, or (asked to stop) returns
  * where it stopped.
  * @param {Record<string, unknown>} payload  the job as it was asked for
- * @param {import('./config.js').ImportConfig} config
+ * @param {import('./config/index.js').ImportConfig} config
  * @param {InvocationContext | undefined} context
  * @param {RunOptions} [options]
  */
@@ -87,7 +87,7 @@ export async function runJob(payload, config, context, { log = logger, stop, aba
 /**
  * When this invocation stops reading: after segmentMs, or when the Lambda's remaining time falls to
  * timeMarginMs (time to drain the writes in flight and invoke the continuation), whichever comes first.
- * @param {import('./config.js').ImportConfig} config
+ * @param {import('./config/index.js').ImportConfig} config
  * @param {InvocationContext | undefined} context
  */
 function stopTime(config, context) {

@@ -6,7 +6,7 @@
  * import); the exit code says whether.
  */
 import { clientsFor } from './clients.js';
-import { resolveConfig } from './config.js';
+import { resolveConfig } from './config/index.js';
 import { runJob } from './handler.js';
 import { markShardFailed } from './job/job-status.js';
 import { outputStoreFor } from './job/output-store.js';

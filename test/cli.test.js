@@ -10,7 +10,7 @@ import path from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
 import { runJob } from '../src/handler.js';
-import { resolveConfig } from '../src/config.js';
+import { resolveConfig } from '../src/config/index.js';
 import { compare, scanTable, tableKeysFor } from './oracle/differential.js';
 import { expectedImport } from './oracle/oracle.js';
 import { generatedCsv, mixedCsv } from './support/imports.js';

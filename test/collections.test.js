@@ -8,7 +8,7 @@ import { gzipSync } from 'node:zlib';
 import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { runJob } from '../src/handler.js';
-import { resolveConfig } from '../src/config.js';
+import { resolveConfig } from '../src/config/index.js';
 import { readJobStatus } from '../src/job/job-status.js';
 import { bucketStore } from '../src/job/output-store.js';
 import { scanTable } from './oracle/differential.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { resolveConfig } from '../src/config.js';
+import { resolveConfig } from '../src/config/index.js';
 import { ConfigError } from '../src/errors.js';
 
 const base = { bucket: 'b', key: 'k.csv', table: 'people' };

@@ -6,7 +6,7 @@
 import { CreateTableCommand, DeleteTableCommand, waitUntilTableExists } from '@aws-sdk/client-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { resolveConfig } from '../src/config.js';
+import { resolveConfig } from '../src/config/index.js';
 import { handler, runJob } from '../src/handler.js';
 import { createKeyCount } from '../src/items/key-count.js';
 import { createTable, listKeys, scanAll, TEST_BUCKET, upload, useCleanups, useLocalServers } from './support/local.js';

@@ -7,7 +7,7 @@ import { gzipSync } from 'node:zlib';
 import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { runJob } from '../src/handler.js';
-import { resolveConfig } from '../src/config.js';
+import { resolveConfig } from '../src/config/index.js';
 import { scanTable } from './oracle/differential.js';
 import { canonicalItem as canonical } from './oracle/oracle.js';
 import { createTable, readRejects, TEST_BUCKET, upload, useLocalServers } from './support/local.js';

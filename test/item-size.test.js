@@ -3,7 +3,7 @@
 // itemBytes of the parsed item, for any names, values, types and empty-cell rule.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { resolveConfig } from '../src/config.js';
+import { resolveConfig } from '../src/config/index.js';
 import { RowError } from '../src/errors.js';
 import { isWellFormed } from '../src/items/attribute-values.js';
 import { createItemBuilder } from '../src/items/item-builder.js';

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { runJob } from '../src/handler.js';
-import { resolveConfig } from '../src/config.js';
+import { resolveConfig } from '../src/config/index.js';
 import { scanTable } from './oracle/differential.js';
 import { startFaultProxy } from './support/fault-proxy.js';
 import { createTable, TEST_BUCKET, upload, useCleanups, useLocalServers } from './support/local.js';

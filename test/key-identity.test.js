@@ -6,7 +6,7 @@
 // items DynamoDB hands back.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { resolveConfig } from '../src/config.js';
+import { resolveConfig } from '../src/config/index.js';
 import { RowError } from '../src/errors.js';
 import { createItemBuilder } from '../src/items/item-builder.js';
 import { createJsonItemBuilder } from '../src/items/json-item.js';

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { runningInLambda } from '../src/config.js';
+import { runningInLambda } from '../src/config/index.js';
 import { createMetricsPublisher } from '../src/observe/metrics.js';
 
 afterEach(() => vi.restoreAllMocks());

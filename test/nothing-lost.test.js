@@ -7,7 +7,7 @@ import http from 'node:http';
 import { parse } from 'csv-parse/sync';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { handler } from '../src/handler.js';
-import { resolveConfig } from '../src/config.js';
+import { resolveConfig } from '../src/config/index.js';
 import { generatedCsv, mixedCsv, summaryOf } from './support/imports.js';
 import { jobIdOfObject, readJobStatus } from '../src/job/job-status.js';
 import { bucketStore } from '../src/job/output-store.js';

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { handler, runJob } from '../src/handler.js';
-import { resolveConfig } from '../src/config.js';
+import { resolveConfig } from '../src/config/index.js';
 import { checkResumable, readCheckpointFile, writeCheckpointFile } from '../src/cli/checkpoint-file.js';
 import { jobIdFor } from '../src/job/checkpoint.js';
 import { writeOptionsOf } from '../src/job/write-options.js';
@@ -166,6 +166,6 @@ describe('ddbload status of a job named by its file', () => {
     }
     const missing = await cli(['status', file, '--table', table, '--mode', 'delete']);
     expect(missing.code).not.toBe(0);
-    expect(missing.stderr).toMatch(/an import with other --key, --sort-key, --generate-key, --types, --format, --mode, --empty-cell, --set-separator, --delimiter, --encoding, --from-rejects is another job: give the flags it ran with, or the job id it printed/);
+    expect(missing.stderr).toMatch(/an import with other --mode, --format, --key, --sort-key, --generate-key, --types, --empty-cell, --set-separator, --delimiter, --encoding, --from-rejects is another job: give the flags it ran with, or the job id it printed/);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { resolveConfig } from '../src/config.js';
+import { resolveConfig } from '../src/config/index.js';
 import { HeaderError, RowError } from '../src/errors.js';
 import { createItemBuilder } from '../src/items/item-builder.js';
 import { keyIdReader } from '../src/items/key-id.js';

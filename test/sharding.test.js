@@ -9,7 +9,7 @@ import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { startCapacityModel } from '../bench/capacity-model.js';
 import { handler } from '../src/handler.js';
-import { MAX_SHARDS, resolveConfig } from '../src/config.js';
+import { MAX_SHARDS, resolveConfig } from '../src/config/index.js';
 import { planJob, shardCountFor, shardPayloads } from '../src/job/fan-out.js';
 import { readJobStatus } from '../src/job/job-status.js';
 import { bucketStore } from '../src/job/output-store.js';

@@ -7,7 +7,7 @@
 import { CreateTableCommand, PutItemCommand, waitUntilTableExists } from '@aws-sdk/client-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { resolveConfig } from '../src/config.js';
+import { resolveConfig } from '../src/config/index.js';
 import { runJob } from '../src/handler.js';
 import { generatedCsv, summaryOf } from './support/imports.js';
 import { startFaultProxy } from './support/fault-proxy.js';

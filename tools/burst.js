@@ -18,7 +18,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { disjointSeed, uploadStream, writeCsv } from '../data-generator/generate.js';
-import { MAX_SHARDS, resolveConfig } from '../src/config.js';
+import { MAX_SHARDS, resolveConfig } from '../src/config/index.js';
 import { planJob, shardPayloads, startLocalWorkers } from '../src/job/fan-out.js';
 import { jobIdOfObject, readJobStatus } from '../src/job/job-status.js';
 import { bucketStore } from '../src/job/output-store.js';

@@ -19,7 +19,7 @@ const MEANING = /** @type {const} */ ([...WRITE_OPTIONS, 'versionId', 'rejectsPr
 const LATER_DEFAULTS = /** @type {Record<string, unknown>} */ ({ format: 'auto', emptyCell: 'omit', setSeparator: '|', mode: 'put', fromRejects: false });
 
 /**
- * @param {Readonly<import('../config.js').ImportConfig>} config
+ * @param {Readonly<import('../config/index.js').ImportConfig>} config
  * @param {string} [endpoint]  where the table is, when its URL is not it (--local's changes each run)
  */
 function identityOf(config, endpoint) {
@@ -41,7 +41,7 @@ const digestOf = (value) => createHash('sha256').update(JSON.stringify(value)).d
 
 /**
  * @param {import('../job/checkpoint.js').Checkpoint} checkpoint
- * @param {Readonly<import('../config.js').ImportConfig>} config
+ * @param {Readonly<import('../config/index.js').ImportConfig>} config
  * @param {string} [directory]
  * @param {string} [endpoint]  where the table is, when its URL is not it (--local-dir's)
  * @returns {string} the file
@@ -75,7 +75,7 @@ export function readCheckpointFile(file) {
 /**
  * Refuses to resume another import than the one stopped.
  * @param {ReturnType<typeof readCheckpointFile>} saved @param {string} file
- * @param {Readonly<import('../config.js').ImportConfig>} config
+ * @param {Readonly<import('../config/index.js').ImportConfig>} config
  * @param {string} [endpoint]  as writeCheckpointFile was given it
  */
 export function checkResumable(saved, file, config, endpoint = undefined) {

@@ -9,7 +9,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { clientsFor } from '../clients.js';
-import { isCollection, OPTION_VARIABLES, resolveConfig } from '../config.js';
+import { isCollection, OPTION_VARIABLES, resolveConfig } from '../config/index.js';
 import { ConfigError } from '../errors.js';
 import { runJob } from '../handler.js';
 import { outputStoreFor } from '../job/output-store.js';
@@ -86,7 +86,7 @@ export async function importCommand(source, flags, how) {
 
 /**
  * @param {Record<string, unknown>} payload
- * @param {import('../config.js').ImportConfig} config
+ * @param {import('../config/index.js').ImportConfig} config
  * @param {CommandFlags} flags
  * @param {{ resumeCommand: (checkpointFile: string) => string }} how
  */
@@ -196,14 +196,14 @@ async function startLocal(payload, directory) {
   process.env.S3_ENDPOINT = servers.s3Endpoint;
   return {
     region: LOCAL_REGION,
-    /** @param {import('../config.js').ImportConfig} config */
+    /** @param {import('../config/index.js').ImportConfig} config */
     async prepareTable(config) {
       // A table kept from an earlier run (--local-dir) is written into as it is.
       const kept = directory !== undefined && (await servers.dynamodb.send(new DescribeTableCommand({ TableName: config.table })).then(() => true, () => false));
       if (!kept) await createTable(servers.dynamodb, config.table, tableKeysOf(config));
       process.stderr.write(`local DynamoDB at ${servers.dynamodbEndpoint}; table ${config.table} ${kept ? 'kept from an earlier run' : 'created'}\n`);
     },
-    /** @param {import('../config.js').ImportConfig} config */
+    /** @param {import('../config/index.js').ImportConfig} config */
     async reportTable(config) {
       const items = await countItems(servers.dynamodb, config.table);
       process.stderr.write(`the local table ${config.table} holds ${items.toLocaleString('en-US')} items (${directory === undefined ? 'discarded when this run ends' : `kept in ${directory}`})\n`);

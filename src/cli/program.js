@@ -36,6 +36,16 @@ Examples:
   $ ${NAME} status 3f2a9c1e-0b7d-5e4f-9a1c-2d3e4f5a6b7c --bucket my-bucket --watch
   $ ${NAME} status 3f2a9c1e-0b7d-5e4f-9a1c-2d3e4f5a6b7c --stage dev`;
 
+/** The headings of the import command's help, by option group. */
+const HELP_GROUPS = {
+  source: 'Source:',
+  target: 'Table:',
+  rows: 'What a row becomes (another value is another job):',
+  write: 'Writing:',
+  job: 'The job:',
+  deployment: 'Deployment:',
+};
+
 /** @param {string[]} argv  the arguments after the command's name */
 export function buildProgram(argv) {
   const program = new Command(NAME)
@@ -48,10 +58,9 @@ export function buildProgram(argv) {
     .description('import an S3 object (s3://bucket/key) or a local file into an existing table')
     .argument('<source>', 's3://bucket/key, or a path to a local file')
     .showHelpAfterError('(add --help for the options and examples)');
-  for (const [flag, , value, help] of OPTION_FLAGS) {
-    const spelled = value === undefined ? flag : `${flag} <${value}>`;
-    if (flag === '--table') importer.requiredOption(spelled, help);
-    else importer.option(spelled, help);
+  for (const { flag, value, help, group } of OPTION_FLAGS) {
+    const option = new Option(value === undefined ? flag : `${flag} <${value}>`, help).helpGroup(HELP_GROUPS[group]);
+    importer.addOption(flag === '--table' ? option.makeOptionMandatory() : option);
   }
   importer
     .addOption(new Option('--local', 'run on a local DynamoDB (dynalite), started for this run (a local file only); the table is created'))
@@ -76,7 +85,7 @@ export function buildProgram(argv) {
     .option('--table <name>', 'the table, when the job is named by its file or object (a job is one file into one table)')
     .option('--dir <dir>', "the directory a local file's import wrote its status to (its --output-dir)");
   // A job named by its source is the import with these write flags (defaults unless given), as the import named it.
-  for (const [flag, , value, help] of OPTION_FLAGS) {
+  for (const { flag, value, help } of OPTION_FLAGS) {
     if (WRITE_FLAGS.includes(flag)) status.option(value === undefined ? flag : `${flag} <${value}>`, help);
   }
   status

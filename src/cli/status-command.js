@@ -11,7 +11,7 @@ import { bucketStore, directoryStore } from '../job/output-store.js';
 import { openFileSource } from '../source/file-object.js';
 import { jobIdOf } from '../job/checkpoint.js';
 import { sourceId } from '../source/source-name.js';
-import { resolveConfig } from '../config.js';
+import { resolveConfig } from '../config/index.js';
 import { attributeOf, payloadOf, WRITE_FLAGS, withFlagNames } from './import-flags.js';
 import { textTable } from './text-table.js';
 import { readLocalSession } from '../../local/session.js';
@@ -113,7 +113,7 @@ async function resolveTarget(job, options) {
  * @param {StatusFlags} flags
  */
 async function jobOfSource(store, job, etag, flags) {
-  /** @type {import('../config.js').ImportConfig} */
+  /** @type {import('../config/index.js').ImportConfig} */
   let config;
   try {
     config = resolveConfig(payloadOf(job, /** @type {Record<string, unknown>} */ (flags)), {});

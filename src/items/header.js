@@ -5,7 +5,7 @@
 import { HeaderError } from '../errors.js';
 import { sourceWhere } from '../source/source-name.js';
 
-/** @param {string[]} names  trimmed @param {import('../config.js').ImportConfig} config */
+/** @param {string[]} names  trimmed @param {import('../config/index.js').ImportConfig} config */
 export function checkHeader(names, config) {
   const where = sourceWhere(config);
   const seen = new Set();

@@ -13,7 +13,7 @@ import { base64Bytes, canonicalBase64 } from './attribute-values.js';
 import { wireAs } from './json-values.js';
 import { sourceId } from '../source/source-name.js';
 
-/** @typedef {import('../config.js').ImportConfig} ImportConfig */
+/** @typedef {import('../config/index.js').ImportConfig} ImportConfig */
 
 /** Namespace of generated keys: uuid v5 of (bucket, key, ETag, line) under it is stable across re-runs. */
 const GENERATED_KEY_NAMESPACE = '6f1f4a52-3c0e-4f5e-9d3a-6a2b8f0c1e47';

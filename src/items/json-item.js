@@ -22,7 +22,7 @@ import { JsonNumber, parseJson, wireAs, wireOf } from './json-values.js';
 
 /**
  * @param {'jsonl' | 'dynamodb-json'} format
- * @param {Pick<import('../config.js').ImportConfig, 'columnTypes' | 'setSeparator' | 'mode'>} config
+ * @param {Pick<import('../config/index.js').ImportConfig, 'columnTypes' | 'setSeparator' | 'mode'>} config
  * @param {import('../write/table-check.js').TableKeys} keys
  * @returns {(fields: string[], line: number) => import('./item-builder.js').BuiltItem}
  */
@@ -32,7 +32,7 @@ export function createJsonItemBuilder(format, config, keys) {
 }
 
 /**
- * @param {Pick<import('../config.js').ImportConfig, 'columnTypes' | 'setSeparator'>} config @param {import('../write/table-check.js').TableKeys} keys @param {boolean} deletes
+ * @param {Pick<import('../config/index.js').ImportConfig, 'columnTypes' | 'setSeparator'>} config @param {import('../write/table-check.js').TableKeys} keys @param {boolean} deletes
  */
 function jsonLinesBuilder({ columnTypes, setSeparator }, keys, deletes) {
   const names = keyNames(keys);

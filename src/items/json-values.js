@@ -77,7 +77,7 @@ export function membersOf(object, path, line) {
  * S from text or a number; N from a number or its text; BOOL from true/false or their text in any case;
  * B from base64 text; M and L from an object or array, or JSON text of one; SS, NS and BS from an array
  * or from text cut by `separator`. null is NULL whatever the type.
- * @param {import('../config.js').ColumnType} type @param {unknown} value @param {string} path @param {number} line
+ * @param {import('../config/index.js').ColumnType} type @param {unknown} value @param {string} path @param {number} line
  * @param {string} separator
  * @returns {string}
  */

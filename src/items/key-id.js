@@ -35,7 +35,7 @@ export function splitKeyId(keyId) {
 /**
  * Reads the keyId of an item as DynamoDB returns it in UnprocessedItems, in the same form as the
  * builder's keyId, so returned items can be matched to their rows.
- * @param {Pick<import('../config.js').ImportConfig, 'keyColumn' | 'sortKeyColumn'>} config
+ * @param {Pick<import('../config/index.js').ImportConfig, 'keyColumn' | 'sortKeyColumn'>} config
  * @returns {(item: Item) => string}
  */
 export function keyIdReader({ keyColumn, sortKeyColumn }) {

@@ -16,7 +16,7 @@ export const MAX_ASYNC_PAYLOAD_BYTES = 1_000_000;
 const clients = new Map();
 
 /**
- * @param {Pick<import('../config.js').ImportConfig, 'region' | 'lambdaEndpoint'>} config
+ * @param {Pick<import('../config/index.js').ImportConfig, 'region' | 'lambdaEndpoint'>} config
  * @param {string} functionArn  this invocation's own ARN (with its qualifier, if any)
  * @param {Record<string, unknown>} payload
  */

@@ -11,7 +11,7 @@ import { createKeyCount, EXACT_KEYS } from '../items/key-count.js';
 import { createWriteCost } from '../items/write-cost.js';
 import { openBytes } from '../source/open-bytes.js';
 import { sourceFields, sourceWhere } from '../source/source-name.js';
-import { isCollection } from '../config.js';
+import { isCollection } from '../config/index.js';
 import { checkKeyTypes, checkTable, tableKeysOf } from '../write/table-check.js';
 import { ConfigError } from '../errors.js';
 import { formatOf, rowStages } from './row-stages.js';
@@ -24,7 +24,7 @@ import { readRows } from './read-rows.js';
 const LINES_PER_REASON = 5;
 
 /**
- * @param {Readonly<import('../config.js').ImportConfig>} config
+ * @param {Readonly<import('../config/index.js').ImportConfig>} config
  * @param {{ clients: import('../clients.js').Clients, logger: import('../types.js').Logger, stop?: AbortSignal }} deps  `stop`: report on the rows read so far
  */
 export async function runDryRun(config, { clients, logger, stop }) {
@@ -105,13 +105,13 @@ export async function runDryRun(config, { clients, logger, stop }) {
 
 /**
  * @param {object} figures
- * @param {Readonly<import('../config.js').ImportConfig>} figures.config
+ * @param {Readonly<import('../config/index.js').ImportConfig>} figures.config
  * @param {import('@aws-sdk/client-dynamodb').TableDescription} figures.table
  * @param {ReturnType<typeof tableFacts>} figures.facts
  * @param {boolean | undefined} figures.pointInTimeRecovery  undefined: it cannot be told
  * @param {boolean} figures.complete  false: stopped before the end of the file, the figures cover what was read
  * @param {string} figures.jobId
- * @param {import('../config.js').Format} figures.format
+ * @param {import('../config/index.js').Format} figures.format
  * @param {import('../observe/counters.js').Stats} figures.stats  `written` and `deleted`: rows that would be put and deleted; `wcu`: the table's
  * @param {{ distinct: number, exact: boolean }} figures.keys
  * @param {Record<string, number[]>} figures.rejectLines
@@ -132,6 +132,7 @@ function reportOf({ config, table, facts, pointInTimeRecovery, complete, jobId, 
   const rows = stats.written + stats.deleted;
   // Local indexes live in the table's partitions and draw on its capacity; global ones have their own.
   const tableWcu = stats.wcu + indexes.filter((index) => index.kind === 'local').reduce((sum, index) => sum + index.wcu, 0);
+  const pricePerMillion = config.pricePerMillionWrites ?? ON_DEMAND_USD_PER_MILLION_WRITES;
   const totalWcu = stats.wcu + indexes.reduce((sum, index) => sum + index.wcu, 0);
   const onDemand = facts.billingMode === 'PAY_PER_REQUEST';
   const tableCeiling = ceilingOf(table) ?? (onDemand ? { perSecond: NEW_ON_DEMAND_WRITES_PER_SECOND, from: 'assumed for a new on-demand table: the table states no ceiling' } : undefined);
@@ -176,9 +177,9 @@ function reportOf({ config, table, facts, pointInTimeRecovery, complete, jobId, 
       pointInTimeRecovery,
     },
     cost: {
-      onDemandUsd: onDemand ? round((totalWcu * config.pricePerMillionWrites) / 1e6, 4) : undefined,
-      pricePerMillionWrites: config.pricePerMillionWrites,
-      priceNote: config.pricePerMillionWrites === ON_DEMAND_USD_PER_MILLION_WRITES ? `us-east-1's, read ${PRICES_READ_ON}; another region's: pricePerMillionWrites, --price-per-million-writes` : 'the price given in pricePerMillionWrites',
+      onDemandUsd: onDemand ? round((totalWcu * pricePerMillion) / 1e6, 4) : undefined,
+      pricePerMillionWrites: pricePerMillion,
+      priceNote: config.pricePerMillionWrites === undefined ? `us-east-1's, read ${PRICES_READ_ON}; another region's: pricePerMillionWrites, --price-per-million-writes` : 'the price given in pricePerMillionWrites',
       provisionedNote: onDemand ? undefined : 'a provisioned table is paid by the hour for its capacity, whatever an import writes: see time',
       importFromS3Usd: round(gigabytes * IMPORT_FROM_S3_USD_PER_GB, 4),
       importFromS3Note: `DynamoDB's Import from S3 at ${IMPORT_FROM_S3_USD_PER_GB} USD per GB of source data (us-east-1, read ${PRICES_READ_ON}); it only creates new tables`,

@@ -8,7 +8,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import pLimit from 'p-limit';
-import { isCollection, MAX_SHARDS } from '../config.js';
+import { isCollection, MAX_SHARDS } from '../config/index.js';
 import { ConfigError, JobError } from '../errors.js';
 import { jobIdOf } from './checkpoint.js';
 import { writeOptionsOf } from './write-options.js';
@@ -25,7 +25,7 @@ import { compressionOf, peek } from '../source/compression.js';
 import { objectsOfJob } from '../source/job-objects.js';
 import { sourceHeaderOf } from '../records/rejects-file.js';
 
-/** @typedef {import('../config.js').ImportConfig} ImportConfig */
+/** @typedef {import('../config/index.js').ImportConfig} ImportConfig */
 /** @typedef {import('./job-status.js').JobPlan} JobPlan */
 /** @typedef {import('./shard-plan.js').ShardRange} ShardRange */
 
@@ -111,7 +111,7 @@ async function planToKeep(config, store, jobId) {
  * Undefined for a compressed object, which cannot be entered mid-way.
  * @param {import('node:stream').Readable} raw  the object as stored, from byte 0
  * @param {{ config: Readonly<ImportConfig>, key: string, bytes: number, shards: number, where: string }} options
- * @returns {Promise<{ format: import('../config.js').Format, shards: ShardRange[], header?: string[], encoding?: import('../records/text-encoding.js').Encoding, note?: string } | undefined>}
+ * @returns {Promise<{ format: import('../config/index.js').Format, shards: ShardRange[], header?: string[], encoding?: import('../records/text-encoding.js').Encoding, note?: string } | undefined>}
  */
 async function cutObject(raw, { config, key, bytes, shards, where }) {
   const { first, body } = await peek(raw, 4);

@@ -5,7 +5,7 @@
  * duplicatesCollapsed), or, past `stopBy`, stops at a record boundary, lets every write in flight end,
  * and returns a checkpoint for the next segment.
  */
-import { runningInLambda } from '../config.js';
+import { runningInLambda } from '../config/index.js';
 import { KEY_ID_FORM, keyIdReader } from '../items/key-id.js';
 import { createShuffleWindow } from '../items/shuffle.js';
 import { supersede } from '../items/superseded.js';
@@ -46,7 +46,7 @@ import { formatOf, rowStages } from './row-stages.js';
  */
 
 /**
- * @param {Readonly<import('../config.js').ImportConfig>} config  `config.checkpoint`, if set, is where this segment starts
+ * @param {Readonly<import('../config/index.js').ImportConfig>} config  `config.checkpoint`, if set, is where this segment starts
  * @param {ImportDeps} deps
  * @returns {Promise<SegmentOutcome>}
  */
@@ -293,7 +293,7 @@ function drainTooLong({ deadline, reserveMs, maxWcu, stats, queued }) {
  * A checkpoint goes on with the write options its job started with: the rows before it were read so, and
  * the rest read otherwise would not be the job it is the checkpoint of (a dropped fromRejects would reject
  * every row left as FIELD_COUNT).
- * @param {Readonly<import('../config.js').ImportConfig>} config
+ * @param {Readonly<import('../config/index.js').ImportConfig>} config
  */
 function checkSameWriteOptions(config) {
   const saved = config.checkpoint?.options;

@@ -37,7 +37,7 @@ const silenceAllowedMs = (status) => (status.handedOverAt !== undefined ? 15 * 6
  * @property {string} [prefix]  a job over every object under it
  * @property {number} [objects]  a job over many objects: how many
  * @property {{ exportArn?: string, exportType?: string, itemCount: number }} [export]  a job over a DynamoDB export: its manifest's figures
- * @property {import('../config.js').Format} [format]  a cut JSON object's (absent: CSV, or decided per object)
+ * @property {import('../config/index.js').Format} [format]  a cut JSON object's (absent: CSV, or decided per object)
  * @property {string} etag  the object's version; in a job over many, a digest of their versions (an export's: its manifest's)
  * @property {number} bytes
  * @property {string[]} header

@@ -28,7 +28,7 @@ import { AwsCallError, JobError } from '../errors.js';
 
 /**
  * The store of an import: the directory of a local file (or `outputDir`), else the output bucket.
- * @param {Pick<import('../config.js').ImportConfig, 'file' | 'outputDir' | 'outputBucket'>} config
+ * @param {Pick<import('../config/index.js').ImportConfig, 'file' | 'outputDir' | 'outputBucket'>} config
  * @param {import('@aws-sdk/client-s3').S3Client} s3
  * @returns {OutputStore}
  */

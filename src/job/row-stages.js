@@ -17,8 +17,8 @@ import { HeaderError } from '../errors.js';
  * The file's format: the one a checkpoint or shard carries, else decided once, at the file's start, from
  * its name and (for `auto`) its first bytes. Returns the body to read on, with any bytes peeked put back,
  * and whether it turned out to hold no byte at all (an empty object, a gzip stream of nothing): no rows.
- * @param {Pick<import('../config.js').ImportConfig, 'format' | 'key' | 'file'>} config
- * @param {{ format?: import('../config.js').Format }} start
+ * @param {Pick<import('../config/index.js').ImportConfig, 'format' | 'key' | 'file'>} config
+ * @param {{ format?: import('../config/index.js').Format }} start
  * @param {import('node:stream').Readable} body
  */
 export async function formatOf(config, start, body) {
@@ -29,8 +29,8 @@ export async function formatOf(config, start, body) {
 
 /**
  * @param {object} options
- * @param {import('../config.js').Format} options.format
- * @param {Readonly<import('../config.js').ImportConfig>} options.config
+ * @param {import('../config/index.js').Format} options.format
+ * @param {Readonly<import('../config/index.js').ImportConfig>} options.config
  * @param {{ line: number, byte: number, header: string[] | undefined, encoding?: import('../records/text-encoding.js').Encoding }} options.start
  * @param {{ etag: string }} options.source
  * @param {import('../items/json-item.js').TableKeys} options.keys

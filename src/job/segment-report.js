@@ -30,7 +30,7 @@ const REJECT_SAMPLE = 20;
 
 /**
  * @typedef {object} SegmentReportOptions
- * @property {Readonly<import('../config.js').ImportConfig>} config
+ * @property {Readonly<import('../config/index.js').ImportConfig>} config
  * @property {import('./output-store.js').OutputStore} store  where the rejects file and the status go
  * @property {import('../types.js').Logger} logger
  * @property {import('./checkpoint.js').SegmentStart} start

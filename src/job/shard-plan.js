@@ -19,7 +19,7 @@ import { decideEncoding } from '../records/text-encoding.js';
  * @property {string} [etag]  its version, in a job over many
  * @property {string[]} [header]  its header, when it is a range after the header of a CSV object in a job over many
  * @property {import('../records/text-encoding.js').Encoding} [encoding]  likewise
- * @property {import('../config.js').Format} [format]  its format, when the planner decided it (a range of a cut object)
+ * @property {import('../config/index.js').Format} [format]  its format, when the planner decided it (a range of a cut object)
  */
 
 /**

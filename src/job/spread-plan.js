@@ -8,7 +8,7 @@ import { planLineShards, planRecordRanges, planShards } from './shard-plan.js';
 /**
  * @param {AsyncIterable<Buffer>} body  the segment's bytes, from `from` to `end`
  * @param {object} options
- * @param {import('../config.js').Format} options.format
+ * @param {import('../config/index.js').Format} options.format
  * @param {number} options.from  first byte (0, or a shard's start)
  * @param {number} options.line  lines before it
  * @param {number} options.end   one past the last byte

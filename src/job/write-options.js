@@ -5,12 +5,12 @@
  * options is another job (never a finished one skipped) and a resume cannot read the rest otherwise.
  */
 
-/** @typedef {import('../config.js').ImportConfig} ImportConfig */
+import { WRITE_OPTIONS } from '../config/index.js';
 
-/** Options that change what is written. Add an option here when a run with another value writes other items. */
-export const WRITE_OPTIONS = /** @type {const} */ (['mode', 'format', 'keyColumn', 'sortKeyColumn', 'generateKey', 'columnTypes', 'emptyCell', 'setSeparator', 'delimiter', 'encoding', 'fromRejects']);
+export { WRITE_OPTIONS };
 
-/** @typedef {(typeof WRITE_OPTIONS)[number]} WriteOptionName */
+/** @typedef {import('../config/index.js').ImportConfig} ImportConfig */
+/** Options that change what is written (`writes: true` in config/options.js). @typedef {import('../config/options.js').WriteOptionName} WriteOptionName */
 /** @typedef {Record<WriteOptionName, unknown>} WriteOptions */
 
 /**

@@ -5,7 +5,7 @@
  * DynamoDB JSON when its first line starts like an export's; the rest is CSV.
  */
 
-/** @typedef {import('../config.js').Format} Format */
+/** @typedef {import('../config/index.js').Format} Format */
 
 const BY_EXTENSION = new Map([
   ['csv', 'csv'],

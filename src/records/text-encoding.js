@@ -5,24 +5,8 @@
  */
 import { HeaderError } from '../errors.js';
 
-/** The option's values. @typedef {'auto' | Encoding} EncodingOption */
-/** An encoding once decided. @typedef {'utf-8' | 'utf-16le' | 'windows-1252' | 'latin1'} Encoding */
-
-/** Option spellings and what they mean. */
-export const ENCODING_NAMES = new Map([
-  ['auto', 'auto'],
-  ['utf-8', 'utf-8'],
-  ['utf8', 'utf-8'],
-  ['utf-16le', 'utf-16le'],
-  ['utf16le', 'utf-16le'],
-  ['windows-1252', 'windows-1252'],
-  ['cp1252', 'windows-1252'],
-  ['latin1', 'latin1'],
-  ['iso-8859-1', 'latin1'],
-]);
-
-/** Decided encodings, as a checkpoint or a shard carries them. */
-export const ENCODINGS = new Set(['utf-8', 'utf-16le', 'windows-1252', 'latin1']);
+/** @typedef {import('../config/values.js').EncodingOption} EncodingOption */
+/** @typedef {import('../config/values.js').Encoding} Encoding */
 
 /** Bytes that must be seen at the file's start before the encoding can be decided (a UTF-32 BOM's). */
 export const ENCODING_PROBE_BYTES = 4;

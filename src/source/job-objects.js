@@ -8,7 +8,7 @@
 import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { createHash } from 'node:crypto';
 import pLimit from 'p-limit';
-import { isManifestSummary, MANIFEST_SUMMARY } from '../config.js';
+import { isManifestSummary, MANIFEST_SUMMARY } from '../config/index.js';
 import { AwsCallError, ConfigError, SourceError } from '../errors.js';
 import { etagOf } from './s3-object.js';
 
@@ -25,7 +25,7 @@ import { etagOf } from './s3-object.js';
 
 /**
  * @param {import('@aws-sdk/client-s3').S3Client} s3
- * @param {Pick<import('../config.js').ImportConfig, 'bucket' | 'key' | 'prefix' | 'suffix' | 'maxObjects' | 'outputBucket' | 'rejectsPrefix' | 'statusPrefix'>} config
+ * @param {Pick<import('../config/index.js').ImportConfig, 'bucket' | 'key' | 'prefix' | 'suffix' | 'maxObjects' | 'outputBucket' | 'rejectsPrefix' | 'statusPrefix'>} config
  * @returns {Promise<JobObjects>}
  */
 export async function objectsOfJob(s3, config) {

@@ -12,7 +12,7 @@ import { openSource } from './s3-object.js';
 /**
  * The source's raw bytes: the S3 object's, or the local file's.
  * @param {import('@aws-sdk/client-s3').S3Client} s3
- * @param {Pick<import('../config.js').ImportConfig, 'bucket' | 'key' | 'file' | 'versionId' | 'readIdleTimeoutMs' | 'maxReopens'>} config
+ * @param {Pick<import('../config/index.js').ImportConfig, 'bucket' | 'key' | 'file' | 'versionId' | 'readIdleTimeoutMs' | 'maxReopens'>} config
  * @param {{ start?: number, end?: number, etag?: string, onReopen?: (event: { position: number, reopens: number, error: string }) => void }} at
  */
 export function openRawSource(s3, config, { start, end, etag, onReopen }) {
@@ -30,7 +30,7 @@ export function openRawSource(s3, config, { start, end, etag, onReopen }) {
 
 /**
  * @param {import('@aws-sdk/client-s3').S3Client} s3
- * @param {Pick<import('../config.js').ImportConfig, 'bucket' | 'key' | 'file' | 'versionId' | 'readIdleTimeoutMs' | 'maxReopens'>} config
+ * @param {Pick<import('../config/index.js').ImportConfig, 'bucket' | 'key' | 'file' | 'versionId' | 'readIdleTimeoutMs' | 'maxReopens'>} config
  * @param {object} at
  * @param {number} at.byte      first byte to read: of the object, or of the decompressed stream when `gzip`
  * @param {number | undefined} at.end  one past the last byte of the object to read

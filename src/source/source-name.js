@@ -3,7 +3,7 @@
  */
 import path from 'node:path';
 
-/** @typedef {Pick<import('../config.js').ImportConfig, 'bucket' | 'key' | 'file'> & { prefix?: string }} SourceConfig */
+/** @typedef {Pick<import('../config/index.js').ImportConfig, 'bucket' | 'key' | 'file'> & { prefix?: string }} SourceConfig */
 
 /**
  * The source as a job id and generated keys name it: `bucket/key`, `bucket/prefix*` (every object under a

@@ -40,8 +40,8 @@ export const itemsPerCall = (maxWcu) => (maxWcu === undefined ? BATCH_SIZE : Mat
 
 /**
  * The import's own options (names as in config.js) and what the writer writes with.
- * @typedef {Pick<import('../config.js').ImportConfig, 'table' | 'concurrency' | 'maxAttempts' | 'backoffBaseMs' | 'backoffCapMs'>
- *   & Partial<Pick<import('../config.js').ImportConfig, 'adaptiveConcurrency' | 'minConcurrency' | 'maxWcu'>>
+ * @typedef {Pick<import('../config/index.js').ImportConfig, 'table' | 'concurrency' | 'maxAttempts' | 'backoffBaseMs' | 'backoffCapMs'>
+ *   & Partial<Pick<import('../config/index.js').ImportConfig, 'adaptiveConcurrency' | 'minConcurrency' | 'maxWcu'>>
  *   & BatchWriterDeps} BatchWriterOptions
  */
 /**

@@ -7,7 +7,7 @@ import { TableError } from '../errors.js';
 
 /**
  * @param {import('@aws-sdk/client-dynamodb').DynamoDBClient} dynamodb
- * @param {Pick<import('../config.js').ImportConfig, 'table' | 'tableRegion' | 'keyColumn' | 'sortKeyColumn' | 'columnTypes'>} config
+ * @param {Pick<import('../config/index.js').ImportConfig, 'table' | 'tableRegion' | 'keyColumn' | 'sortKeyColumn' | 'columnTypes'>} config
  * @returns {Promise<import('@aws-sdk/client-dynamodb').TableDescription>}  what DescribeTable said
  */
 export async function checkTable(dynamodb, config) {
@@ -46,7 +46,7 @@ export async function checkTable(dynamodb, config) {
 /**
  * The import's types of the key columns (columnTypes; a CSV column is S unless typed) against the table's.
  * @param {import('@aws-sdk/client-dynamodb').TableDescription} description
- * @param {Pick<import('../config.js').ImportConfig, 'table' | 'columnTypes'>} config
+ * @param {Pick<import('../config/index.js').ImportConfig, 'table' | 'columnTypes'>} config
  * @param {(column: string) => boolean} [applies]  which key columns to check (default: both)
  */
 export function checkKeyTypes(description, config, applies = () => true) {

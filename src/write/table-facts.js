@@ -31,7 +31,7 @@ export function tableFacts(table) {
  * any table without it): an import overwrites items with the file's keys, and without it they cannot be
  * got back.
  * @param {import('@aws-sdk/client-dynamodb').DynamoDBClient} dynamodb
- * @param {Pick<import('../config.js').ImportConfig, 'table' | 'requirePitr'>} config
+ * @param {Pick<import('../config/index.js').ImportConfig, 'table' | 'requirePitr'>} config
  * @param {ReturnType<typeof tableFacts>} facts
  * @param {(message: string, fields: Record<string, unknown>) => void} warn
  * @returns {Promise<boolean | undefined>} whether recovery is on; undefined if it cannot be told

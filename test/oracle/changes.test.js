@@ -8,7 +8,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { runJob } from '../../src/handler.js';
-import { resolveConfig } from '../../src/config.js';
+import { resolveConfig } from '../../src/config/index.js';
 import { expectedChanges } from './changes-oracle.js';
 import { scanTable } from './differential.js';
 import { canonicalItem as canonical } from './oracle.js';

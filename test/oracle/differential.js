@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { handler, runJob } from '../../src/handler.js';
-import { resolveConfig } from '../../src/config.js';
+import { resolveConfig } from '../../src/config/index.js';
 import { startFaultProxy } from '../support/fault-proxy.js';
 import { createTable, listKeys, readRejects, TEST_BUCKET } from '../support/local.js';
 import { conditionsArbitrary, describeCase } from './arbitraries.js';

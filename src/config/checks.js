@@ -1,0 +1,91 @@
+/**
+ * The checks of options against each other, after each has been parsed alone: a source is named once,
+ * options that need another have it, and none contradicts another.
+ */
+import { ConfigError } from '../errors.js';
+import { isCollection, runningInLambda } from './source-kind.js';
+import { SET_TYPES } from './values.js';
+
+/** @typedef {import('./index.js').ImportConfig} ImportConfig */
+
+/**
+ * The function writes to its configured table (TABLE_NAME). A payload may name another one only if the
+ * deployment lists it in ALLOWED_TABLES.
+ * @param {unknown} requested @param {string | undefined} configured @param {string[]} allowed
+ */
+export function checkTableAllowed(requested, configured, allowed) {
+  if (requested === undefined || configured === undefined || configured.trim() === '' || requested === configured) return;
+  if (allowed.includes(/** @type {string} */ (requested))) return;
+  throw new ConfigError('table', requested, `this function writes only to its table "${configured}"${allowed.length > 0 ? ` and to ${allowed.join(', ')}` : ''}; leave "table" out, or add the table to the ALLOWED_TABLES setting (and to the function's IAM policy)`);
+}
+
+/**
+ * An import reads one S3 object (bucket and key) or, off Lambda, one local file.
+ * @param {Record<string, unknown>} config
+ * @param {Record<string, unknown>} payload
+ */
+export function checkSource(config, payload) {
+  if (config.prefix === undefined && /** @type {string[]} */ (config.suffix).length > 0) throw new ConfigError('suffix', config.suffix, 'filters the objects under a prefix: use it with "prefix"');
+  if (payload.maxObjects !== undefined && !isCollection(/** @type {Pick<ImportConfig, 'prefix' | 'key'>} */ (config))) {
+    throw new ConfigError('maxObjects', payload.maxObjects, 'bounds the objects of a job over a prefix or a DynamoDB export; this import reads one object or file: leave maxObjects out');
+  }
+  if (config.file !== undefined) {
+    if (runningInLambda()) throw new ConfigError('file', config.file, 'a Lambda imports from S3: name the object with "bucket" and "key"');
+    for (const name of ['bucket', 'key', 'prefix', 'versionId', 'etag']) {
+      if (config[name] !== undefined) throw new ConfigError(name, config[name], `an import of the local file ${config.file} reads no S3 object: leave ${name} out, or import s3://bucket/key instead of the file`);
+    }
+    return;
+  }
+  if (config.outputDir !== undefined) throw new ConfigError('outputDir', config.outputDir, 'only an import of a local file writes to a directory; an S3 import writes its rejects and status to the output bucket');
+  if (config.prefix !== undefined) {
+    if (config.bucket === undefined) throw new ConfigError('bucket', undefined, 'name the bucket whose prefix to import, e.g. {"bucket":"my-bucket","prefix":"imports/2026-11/"}');
+    for (const name of ['key', 'versionId', 'etag']) {
+      if (config[name] !== undefined) throw new ConfigError(name, config[name], `a job over the prefix "${config.prefix}" imports every object under it at its current version: leave ${name} out, or import one object with key instead of prefix`);
+    }
+    return;
+  }
+  for (const name of ['bucket', 'key']) {
+    if (config[name] === undefined) throw new ConfigError(name, undefined, 'name the S3 object to import with "bucket" and "key", e.g. {"bucket":"my-bucket","key":"imports/people.csv"}');
+  }
+}
+
+/** @param {ImportConfig} config */
+export function crossCheck(config) {
+  if (config.backoffCapMs < config.backoffBaseMs) {
+    throw new ConfigError('backoffCapMs', config.backoffCapMs, `must be at least backoffBaseMs (${config.backoffBaseMs})`);
+  }
+  if (config.minConcurrency > config.concurrency) {
+    throw new ConfigError('minConcurrency', config.minConcurrency, `must be at most concurrency (${config.concurrency})`);
+  }
+  if (config.shard !== undefined && config.checkpoint !== undefined && config.checkpoint.jobId !== config.shard.jobId) {
+    throw new ConfigError('checkpoint', config.checkpoint.jobId, `belongs to another job than the shard (${config.shard.jobId}); pass them as the function sent them`);
+  }
+  if (config.sortKeyColumn === config.keyColumn) {
+    throw new ConfigError('sortKeyColumn', config.sortKeyColumn, 'must differ from keyColumn');
+  }
+  for (const column of [config.keyColumn, config.sortKeyColumn]) {
+    const type = column === undefined ? undefined : config.columnTypes[column];
+    if (type !== undefined && type !== 'S' && type !== 'N' && type !== 'B') {
+      throw new ConfigError('columnTypes', `${column}:${type}`, 'a key column can only be S, N or B');
+    }
+  }
+  if (config.generateKey && (config.columnTypes[config.keyColumn] ?? 'S') !== 'S') {
+    throw new ConfigError('generateKey', true, `generated keys are UUID strings, but keyColumn "${config.keyColumn}" is typed ${config.columnTypes[config.keyColumn]} in columnTypes`);
+  }
+  if (config.generateKey && config.mode === 'delete') {
+    throw new ConfigError('generateKey', true, 'a delete names the keys of the items to delete: they come from the file, not generated; leave generateKey out');
+  }
+  if (config.shards > 1 && isCollection(config)) {
+    throw new ConfigError('shards', config.shards, `a job over ${config.prefix !== undefined ? 'a prefix' : 'an export'} runs one shard per object; to cut its large uncompressed objects too, use bytesPerShard instead`);
+  }
+  if (config.fromRejects && config.spread > 1) {
+    throw new ConfigError('spread', config.spread, 'a rejects file holds rows of any order: import it with spread 1 (leave spread out)');
+  }
+  if (config.fromRejects && config.delimiter !== ',') {
+    throw new ConfigError('delimiter', config.delimiter, 'a rejects file is written with "," whatever the source\'s delimiter: leave delimiter out with fromRejects');
+  }
+  if (config.setSeparator === config.delimiter && Object.values(config.columnTypes).some((type) => SET_TYPES.has(type))) {
+    throw new ConfigError('setSeparator', config.setSeparator, `must differ from the delimiter (${JSON.stringify(config.delimiter)}): a set cell would be cut into columns`);
+  }
+}
+

@@ -1,0 +1,241 @@
+/**
+ * The parsers of option values: each takes the raw value (a string from the environment or the command
+ * line, anything from a payload) and the name to blame, and returns the typed value or throws a
+ * ConfigError naming the option, the value and what is allowed.
+ */
+import path from 'node:path';
+import { ConfigError } from '../errors.js';
+import { runningInLambda } from './source-kind.js';
+
+/** How a file's records are written: CSV, JSON Lines, or DynamoDB JSON (an export's `{"Item": ...}` lines). @typedef {'csv' | 'jsonl' | 'dynamodb-json'} Format */
+
+/**
+ * A column's DynamoDB type: scalars as written (B as base64), M and L from a JSON cell, SS, NS and BS
+ * from a cell whose members are cut by setSeparator.
+ * @typedef {'S' | 'N' | 'BOOL' | 'B' | 'M' | 'L' | 'SS' | 'NS' | 'BS'} ColumnType
+ */
+
+/** The encoding option's values. @typedef {'auto' | Encoding} EncodingOption */
+/** An encoding once decided. @typedef {'utf-8' | 'utf-16le' | 'windows-1252' | 'latin1'} Encoding */
+
+/** Option spellings of an encoding and what they mean. */
+export const ENCODING_NAMES = new Map([
+  ['auto', 'auto'],
+  ['utf-8', 'utf-8'],
+  ['utf8', 'utf-8'],
+  ['utf-16le', 'utf-16le'],
+  ['utf16le', 'utf-16le'],
+  ['windows-1252', 'windows-1252'],
+  ['cp1252', 'windows-1252'],
+  ['latin1', 'latin1'],
+  ['iso-8859-1', 'latin1'],
+]);
+
+/** Decided encodings, as a checkpoint or a shard carries them. */
+export const ENCODINGS = new Set(['utf-8', 'utf-16le', 'windows-1252', 'latin1']);
+
+/** Decided formats, as a checkpoint or a shard carries them. */
+export const FORMATS = new Set(['csv', 'jsonl', 'dynamodb-json']);
+
+/** @param {string | undefined} value */
+export function emptyToUndefined(value) {
+  return value === undefined || value.trim() === '' ? undefined : value;
+}
+
+/** @param {unknown} raw @param {string} name */
+export function requiredString(raw, name) {
+  if (typeof raw !== 'string' || raw.trim() === '') {
+    throw new ConfigError(name, raw, 'a non-empty string is required');
+  }
+  return raw;
+}
+
+/** @param {unknown} raw @param {string} name */
+export function optionalString(raw, name) {
+  return raw === undefined ? undefined : requiredString(raw, name);
+}
+
+/** An absolute path, as the command line resolves it (a worker process may run elsewhere). @param {unknown} raw @param {string} name */
+export function localPath(raw, name) {
+  if (raw === undefined) return undefined;
+  if (typeof raw !== 'string' || !path.isAbsolute(raw)) throw new ConfigError(name, raw, 'an absolute path is required (the command line resolves a relative one)');
+  return raw;
+}
+
+/** @param {unknown} raw @param {string} name */
+export function tableName(raw, name) {
+  if (raw === undefined) {
+    throw new ConfigError(name, raw, 'name the target table in the payload ("table") or in the TABLE_NAME environment variable');
+  }
+  if (typeof raw !== 'string' || !/^[a-zA-Z0-9_.-]{3,255}$/.test(raw)) {
+    throw new ConfigError(name, raw, 'a DynamoDB table name is 3-255 characters of a-z, A-Z, 0-9, "_", "-" and "."');
+  }
+  return raw;
+}
+
+/** @param {unknown} raw @param {string} name */
+export function keyPrefix(raw, name) {
+  if (typeof raw !== 'string' || raw === '' || raw.startsWith('/') || !raw.endsWith('/')) {
+    throw new ConfigError(name, raw, `use a key prefix that ends with "/" and does not start with one, such as "${name.startsWith('status') ? '_imports/' : 'rejects/'}"`);
+  }
+  return raw;
+}
+
+/** An S3 key prefix: any text, "" for the whole bucket, but not starting with "/" (S3 keys rarely do). @param {unknown} raw @param {string} name */
+export function keyPrefixOrEmpty(raw, name) {
+  if (typeof raw !== 'string' || raw.startsWith('/')) throw new ConfigError(name, raw, 'use the key prefix of the objects to import, without a leading "/", e.g. "imports/2026-11/" ("" for the whole bucket)');
+  return raw;
+}
+
+/** Key endings, as a list or separated by commas: ".csv,.csv.gz". @param {unknown} raw @param {string} name */
+export function suffixList(raw, name) {
+  const list = typeof raw === 'string' ? raw.split(',').map((part) => part.trim()) : raw;
+  if (!Array.isArray(list) || list.some((part) => typeof part !== 'string' || part === '')) throw new ConfigError(name, raw, 'list key endings separated by commas, e.g. ".csv,.csv.gz"');
+  return list;
+}
+
+/** @param {unknown} raw @param {string} name */
+export function tableList(raw, name) {
+  const list = typeof raw === 'string' ? raw.split(',').map((t) => t.trim()).filter((t) => t !== '') : raw;
+  if (!Array.isArray(list)) throw new ConfigError(name, raw, 'list table names separated by commas');
+  return list.map((table) => tableName(table, name));
+}
+
+/** @param {unknown} raw @param {string} name @returns {'invoke' | 'in-process'} */
+export function continuation(raw, name) {
+  if (raw === undefined) {
+    // In Lambda a job goes on in a new invocation; anywhere else (npm start, tests, sls invoke local) in this process.
+    return runningInLambda() ? 'invoke' : 'in-process';
+  }
+  if (raw !== 'invoke' && raw !== 'in-process') throw new ConfigError(name, raw, 'use "invoke" (a new Lambda invocation) or "in-process"');
+  return raw;
+}
+
+
+/**
+ * @template T
+ * @param {(raw: unknown, name: string) => T} parse
+ * @returns {(raw: unknown, name: string) => T | undefined}
+ */
+export function optional(parse) {
+  return (raw, name) => (raw === undefined ? undefined : parse(raw, name));
+}
+
+/** @param {unknown} raw @param {string} name */
+export function boolean(raw, name) {
+  if (raw === true || raw === 'true') return true;
+  if (raw === false || raw === 'false') return false;
+  throw new ConfigError(name, raw, 'use true or false');
+}
+
+/**
+ * @template {string} T
+ * @param {readonly T[]} allowed
+ * @returns {(raw: unknown, name: string) => T}
+ */
+export function oneOf(allowed) {
+  return (raw, name) => {
+    if (typeof raw !== 'string' || !allowed.includes(/** @type {T} */ (raw))) throw new ConfigError(name, raw, `use one of ${allowed.map((value) => `"${value}"`).join(', ')}`);
+    return /** @type {T} */ (raw);
+  };
+}
+
+/** @param {unknown} raw @param {string} name */
+export function setSeparator(raw, name) {
+  if (typeof raw !== 'string' || raw.length !== 1 || /[\r\n"]/.test(raw)) throw new ConfigError(name, raw, 'use one character other than a quote or a line break, such as "|" or ";"');
+  return raw;
+}
+
+/** @param {unknown} raw @param {string} name */
+export function delimiter(raw, name) {
+  const value = raw === '\\t' ? '\t' : raw;
+  // ASCII only: the record guard finds delimiters byte by byte (by code unit in UTF-16).
+  if (typeof value !== 'string' || value.length !== 1 || value === '"' || value === '\n' || value === '\r' || value.charCodeAt(0) > 0x7f || value === '\0') {
+    throw new ConfigError(name, raw, 'use one ASCII character other than a quote or a line break, such as "," ";" "|" or "\\t"');
+  }
+  return value;
+}
+
+/** @param {unknown} raw @param {string} name */
+export function encoding(raw, name) {
+  const found = typeof raw === 'string' ? ENCODING_NAMES.get(raw.trim().toLowerCase()) : undefined;
+  if (found === undefined) {
+    throw new ConfigError(name, raw, 'use "auto" (the default: UTF-8, or UTF-16LE when the file starts with its byte order mark), "utf-8", "utf-16le", "windows-1252" (files saved by Excel on Windows) or "latin1"');
+  }
+  return /** @type {EncodingOption} */ (found);
+}
+
+/**
+ * @param {number} min
+ * @param {number} max
+ * @returns {(raw: unknown, name: string) => number}
+ */
+export function integerIn(min, max) {
+  return (raw, name) => {
+    const value = typeof raw === 'string' && /^\s*\d+\s*$/.test(raw) ? Number(raw) : raw;
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+      throw new ConfigError(name, raw, `use a whole number from ${min} to ${max}`);
+    }
+    return value;
+  };
+}
+
+/** A price in USD: a number above 0 (a string from the environment or the command line). @param {unknown} raw @param {string} name */
+export function price(raw, name) {
+  const value = typeof raw === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(raw) ? Number(raw) : raw;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0 || value > 1_000) {
+    throw new ConfigError(name, raw, "use the price in USD per million write request units of the table's region, such as 0.625 (leave it out for us-east-1's)");
+  }
+  return value;
+}
+
+/** @param {unknown} raw @param {string} name */
+export function optionalUrl(raw, name) {
+  if (raw === undefined) return undefined;
+  if (typeof raw !== 'string' || !URL.canParse(raw) || !/^https?:$/.test(new URL(raw).protocol)) {
+    throw new ConfigError(name, raw, 'use an http:// or https:// URL, such as http://127.0.0.1:8000');
+  }
+  return raw;
+}
+
+export const COLUMN_TYPES = new Set(['S', 'N', 'BOOL', 'B', 'M', 'L', 'SS', 'NS', 'BS']);
+export const SET_TYPES = new Set(['SS', 'NS', 'BS']);
+
+/**
+ * Accepts `{"age": "N"}` or the string form `age:N,active:BOOL` (the only form an env var can hold).
+ * @param {unknown} raw @param {string} name
+ * @returns {Record<string, ColumnType>}
+ */
+export function columnTypes(raw, name) {
+  /** @type {Array<[string, unknown]>} */
+  let pairs;
+  if (typeof raw === 'string') {
+    pairs = raw
+      .split(',')
+      .filter((part) => part.trim() !== '')
+      .map((part) => {
+        const at = part.lastIndexOf(':');
+        if (at <= 0) throw new ConfigError(name, raw, `"${part}" is not column:TYPE; write e.g. "age:N,active:BOOL"`);
+        return [part.slice(0, at).trim(), part.slice(at + 1).trim().toUpperCase()];
+      });
+  } else if (raw !== null && typeof raw === 'object' && !Array.isArray(raw)) {
+    pairs = Object.entries(raw).map(([column, type]) => [column, typeof type === 'string' ? type.toUpperCase() : type]);
+  } else {
+    throw new ConfigError(name, raw, 'use an object like {"age":"N","active":"BOOL"} or a string like "age:N,active:BOOL"');
+  }
+  // No prototype: a column named constructor, toString or __proto__ must not find Object's members.
+  /** @type {Record<string, ColumnType>} */
+  const types = Object.create(null);
+  for (const [column, type] of pairs) {
+    if (typeof type !== 'string' || !COLUMN_TYPES.has(type)) {
+      throw new ConfigError(name, raw, `column "${column}" has type ${JSON.stringify(type)}; the types are S, N, BOOL, B (base64), M and L (a JSON cell), SS, NS and BS (members cut by setSeparator)`);
+    }
+    types[column] = /** @type {ColumnType} */ (type);
+  }
+  return types;
+}
+
+/** An ETag, without the quotes S3 sends around it. @param {unknown} raw @param {string} name */
+export function etag(raw, name) {
+  return requiredString(raw, name).replaceAll('"', '');
+}
