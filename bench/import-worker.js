@@ -6,8 +6,8 @@
  */
 import { clientsFor } from '../src/clients.js';
 import { resolveConfig } from '../src/config/index.js';
-import { runImport } from '../src/job/import-segment.js';
-import { runDryRun } from '../src/job/dry-run.js';
+import { runImport } from '../src/segment/import-segment.js';
+import { runDryRun } from '../src/dry-run/dry-run.js';
 import { handler } from '../src/handler.js';
 
 const { payload, env } = JSON.parse(process.argv[2] ?? '{}');

@@ -10,7 +10,7 @@ import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
 import { resolveConfig } from '../src/config/index.js';
 import { uploadStream, writeCsv } from '../data-generator/generate.js';
-import { jobIdOfObject } from '../src/job/job-status.js';
+import { jobIdOfObject } from '../src/state/job-status.js';
 import { countItems, startLocalSession, tableKeysOf } from './servers.js';
 
 const HELP = `Usage: npm start -- [options]
@@ -112,7 +112,7 @@ async function main() {
     const jobId = await jobIdOfObject(servers.s3, { ...config, bucket: BUCKET, key });
     log(`Job ${jobId}; in another terminal, while this runs: npm run status -- ${jobId} --watch`);
 
-    // As on Lambda, a duplicated invocation of a job is a no-op (src/job/idempotency.js).
+    // As on Lambda, a duplicated invocation of a job is a no-op (src/dispatch/idempotency.js).
     await servers.createTable(IDEMPOTENCY_TABLE);
     Object.assign(process.env, servers.env, { TABLE_NAME: TABLE, IDEMPOTENCY_TABLE });
     const { handler } = await import('../src/handler.js');

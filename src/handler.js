@@ -10,13 +10,13 @@
 import { clientsFor } from './clients.js';
 import { resolveConfig } from './config/index.js';
 import { ConfigError } from './errors.js';
-import { invokeSelf } from './job/continuation.js';
-import { runShardedJob, wantsShards } from './job/fan-out.js';
-import { runOncePerPayload } from './job/idempotency.js';
-import { markShardFailed } from './job/job-status.js';
-import { outputStoreFor } from './job/output-store.js';
-import { runImport } from './job/import-segment.js';
-import { runDryRun } from './job/dry-run.js';
+import { invokeSelf } from './dispatch/continuation.js';
+import { runShardedJob, wantsShards } from './dispatch/fan-out.js';
+import { runOncePerPayload } from './dispatch/idempotency.js';
+import { markShardFailed } from './state/job-status.js';
+import { outputStoreFor } from './state/output-store.js';
+import { runImport } from './segment/import-segment.js';
+import { runDryRun } from './dry-run/dry-run.js';
 import { logger } from './observe/logger.js';
 
 /**

@@ -8,11 +8,11 @@
 import { clientsFor } from './clients.js';
 import { resolveConfig } from './config/index.js';
 import { runJob } from './handler.js';
-import { markShardFailed } from './job/job-status.js';
-import { outputStoreFor } from './job/output-store.js';
+import { markShardFailed } from './state/job-status.js';
+import { outputStoreFor } from './state/output-store.js';
 import { logger } from './observe/logger.js';
 import { JobRunningError } from './errors.js';
-import { WORKER_REFUSED } from './job/fan-out.js';
+import { WORKER_REFUSED } from './dispatch/fan-out.js';
 
 const payload = JSON.parse(process.env.SHARD_PAYLOAD ?? 'null');
 // Started by a command that is gone (killed): stop, rather than write on for no one. The shard's status

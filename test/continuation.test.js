@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { JobError } from '../src/errors.js';
-import { invokeSelf, MAX_ASYNC_PAYLOAD_BYTES } from '../src/job/continuation.js';
+import { invokeSelf, MAX_ASYNC_PAYLOAD_BYTES } from '../src/dispatch/continuation.js';
 
 describe('invokeSelf', () => {
   // Nothing listens on port 9 of the loopback: a payload that were sent would fail with ECONNREFUSED.

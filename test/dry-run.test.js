@@ -65,7 +65,7 @@ describe('a dry run', () => {
     const table = await tableWithIndexes(local.dynamodb);
     dropLater(table);
     const payload = { bucket: TEST_BUCKET, key: 'dry/hand.csv', table, columnTypes: { score: 'N' }, dryRun: true, maxWcu: 3, pricePerMillionWrites: 100 };
-    const report = /** @type {import('../src/job/dry-run.js').DryRunReport} */ (await runJob(payload, resolveConfig(payload, process.env), undefined, { log: quiet }));
+    const report = /** @type {import('../src/dry-run/dry-run.js').DryRunReport} */ (await runJob(payload, resolveConfig(payload, process.env), undefined, { log: quiet }));
     report.writeCapacity.indexes.sort((a, b) => a.name.localeCompare(b.name));
 
     expect(report).toMatchObject({
@@ -104,7 +104,7 @@ describe('a dry run', () => {
     process.env.IDEMPOTENCY_TABLE = await createTable(local.dynamodb);
     cleanup(() => void delete process.env.IDEMPOTENCY_TABLE);
     const payload = { bucket: TEST_BUCKET, key: 'dry/hand.csv', table, columnTypes: { score: 'N' }, dryRun: true };
-    const first = /** @type {import('../src/job/dry-run.js').DryRunReport} */ (await handler(payload));
+    const first = /** @type {import('../src/dry-run/dry-run.js').DryRunReport} */ (await handler(payload));
     expect(first).toMatchObject({ dryRun: true, rowsRead: 6, wouldWrite: 3, writeCapacity: { total: 9 } });
     // The same payload again is the stored result, not a second read.
     expect(await handler(payload)).toEqual(first);
@@ -116,7 +116,7 @@ describe('a dry run', () => {
     const table = await tableWithIndexes(local.dynamodb, { wcu: 2, indexWcu: 1 });
     dropLater(table);
     const payload = { bucket: TEST_BUCKET, key: 'dry/hand.csv', table, columnTypes: { score: 'N' }, dryRun: true };
-    const report = /** @type {import('../src/job/dry-run.js').DryRunReport} */ (await runJob(payload, resolveConfig(payload, process.env), undefined, { log: quiet }));
+    const report = /** @type {import('../src/dry-run/dry-run.js').DryRunReport} */ (await runJob(payload, resolveConfig(payload, process.env), undefined, { log: quiet }));
     // The table: 4 WCU at 2/s is 2 s; byCountry 2 at 1/s is 2 s; byScore 3 at 1/s is 3 s.
     expect(report.time.atTableCeiling).toEqual({ seconds: 3, writesPerSecond: 1, limitedBy: 'index byScore (provisioned WCU)' });
     expect(report.cost.onDemandUsd).toBeUndefined();
@@ -145,9 +145,9 @@ describe('a dry run', () => {
     dropLater(table);
     const options = { bucket: TEST_BUCKET, key: 'dry/mixed.csv', table, columnTypes: { n: 'N', score: 'N' } };
 
-    const dry = /** @type {import('../src/job/dry-run.js').DryRunReport} */ (await runJob({ ...options, dryRun: true }, resolveConfig({ ...options, dryRun: true }, process.env), undefined, { log: quiet }));
+    const dry = /** @type {import('../src/dry-run/dry-run.js').DryRunReport} */ (await runJob({ ...options, dryRun: true }, resolveConfig({ ...options, dryRun: true }, process.env), undefined, { log: quiet }));
     expect(await scanAll(local.dynamodb, table)).toEqual([]);
-    const real = /** @type {import('../src/job/import-segment.js').ImportSummary} */ (await runJob(options, resolveConfig(options, process.env), undefined, { log: quiet }));
+    const real = /** @type {import('../src/segment/import-segment.js').ImportSummary} */ (await runJob(options, resolveConfig(options, process.env), undefined, { log: quiet }));
 
     expect(dry).toMatchObject({ rowsRead: 3_000, wouldReject: counts.REJECTED_BY_TABLE + counts.INVALID_NUMBER, rejectedByReason: counts, keys: { distinct: expected.size, exact: true } });
     const { REJECTED_BY_TABLE: refused, ...otherReasons } = dry.rejectedByReason;
@@ -175,12 +175,12 @@ describe('a dry run', () => {
     const table = await tableWithIndexes(local.dynamodb);
     dropLater(table);
     const options = { bucket: TEST_BUCKET, key: 'dry/types.csv', table, columnTypes: { doc: 'M', tags: 'SS', bin: 'B' }, emptyCell: 'null' };
-    const dry = /** @type {import('../src/job/dry-run.js').DryRunReport} */ (await runJob({ ...options, dryRun: true }, resolveConfig({ ...options, dryRun: true }, process.env), undefined, { log: quiet }));
+    const dry = /** @type {import('../src/dry-run/dry-run.js').DryRunReport} */ (await runJob({ ...options, dryRun: true }, resolveConfig({ ...options, dryRun: true }, process.env), undefined, { log: quiet }));
     expect(dry).toMatchObject({
       rowsRead: 2, wouldWrite: 1, rejectedByReason: { REJECTED_BY_TABLE: 1 }, itemBytes: { largest: 47 },
       writeCapacity: { table: 1, indexes: expect.arrayContaining([{ name: 'byCountry', kind: 'global', items: 1, wcu: 1 }, { name: 'byScore', kind: 'global', items: 0, wcu: 0 }]) },
     });
-    const real = /** @type {import('../src/job/import-segment.js').ImportSummary} */ (await runJob(options, resolveConfig(options, process.env), undefined, { log: quiet }));
+    const real = /** @type {import('../src/segment/import-segment.js').ImportSummary} */ (await runJob(options, resolveConfig(options, process.env), undefined, { log: quiet }));
     expect(real).toMatchObject({ rowsRead: 2, written: 1, rejectedByReason: { REJECTED_BY_TABLE: 1 }, balanced: true });
   });
 
@@ -247,7 +247,7 @@ describe('a dry run', () => {
     const csv = ['id,city,zip,note', 'a,Paris,,one', 'b,,75001,two', 'c,Lyon,69001,three', `d,${'x'.repeat(2049)},,four`, 'e,Nice,,five', 'f,,,six', ''].join('\n');
     await upload(local.s3, 'dry/indexes.csv', csv);
     const options = { bucket: TEST_BUCKET, key: 'dry/indexes.csv', table };
-    const dry = /** @type {import('../src/job/dry-run.js').DryRunReport} */ (await runJob({ ...options, dryRun: true }, resolveConfig({ ...options, dryRun: true }, process.env), undefined, { log: quiet }));
+    const dry = /** @type {import('../src/dry-run/dry-run.js').DryRunReport} */ (await runJob({ ...options, dryRun: true }, resolveConfig({ ...options, dryRun: true }, process.env), undefined, { log: quiet }));
     dry.writeCapacity.indexes.sort((x, y) => x.name.localeCompare(y.name));
     expect(dry).toMatchObject({ wouldWrite: 3, wouldReject: 3, rejectedByReason: { REJECTED_BY_TABLE: 3 }, firstRejectedLines: { REJECTED_BY_TABLE: [3, 4, 5] } });
     // a, e: city only, no zip: not in byCity (it needs both keys). f: nothing. byEmail: never.
@@ -256,7 +256,7 @@ describe('a dry run', () => {
       { name: 'byEmail', kind: 'global', items: 0, wcu: 0 },
     ]);
     expect(dry.writeCapacity.total).toBe(3);
-    const real = /** @type {import('../src/job/import-segment.js').ImportSummary} */ (await runJob(options, resolveConfig(options, process.env), undefined, { log: quiet }));
+    const real = /** @type {import('../src/segment/import-segment.js').ImportSummary} */ (await runJob(options, resolveConfig(options, process.env), undefined, { log: quiet }));
     expect({ written: real.written, rejectedByReason: real.rejectedByReason, lines: real.rejectSample.map((r) => r.line) }).toEqual({ written: 3, rejectedByReason: { REJECTED_BY_TABLE: 3 }, lines: [3, 4, 5] });
   });
 

@@ -32,7 +32,7 @@ describe('fixture corpus', () => {
     const table = await createTable(dynamodb);
     const key = `fixtures/${name}`;
     await upload(s3, key, readFileSync(new URL(`./fixtures/${name}`, import.meta.url)));
-    const summary = /** @type {import('../src/job/import-segment.js').ImportSummary} */ (await handler({ bucket: TEST_BUCKET, key, table, ...expected.options }));
+    const summary = /** @type {import('../src/segment/import-segment.js').ImportSummary} */ (await handler({ bucket: TEST_BUCKET, key, table, ...expected.options }));
 
     const rejectedCount = Object.values(expected.rejected).reduce((sum, lines) => sum + lines.length, 0);
     expect(summary).toMatchObject({

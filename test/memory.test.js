@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { startCapacityModel } from '../bench/capacity-model.js';
 import { clientsFor } from '../src/clients.js';
 import { resolveConfig } from '../src/config/index.js';
-import { runImport } from '../src/job/import-segment.js';
+import { runImport } from '../src/segment/import-segment.js';
 import { generatedCsv } from './support/imports.js';
 import { TEST_BUCKET, upload, useCleanups, useLocalServers } from './support/local.js';
 

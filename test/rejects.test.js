@@ -1,6 +1,6 @@
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
-import { rejectsKey } from '../src/job/object-keys.js';
+import { rejectsKey } from '../src/state/object-keys.js';
 import { csvLine } from '../src/observe/rejects.js';
 
 describe('rejects file format', () => {

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createRecordParser } from '../src/records/csv-records.js';
 import { createRecordScanner } from '../src/records/record-scanner.js';
-import { planShards } from '../src/job/shard-plan.js';
+import { planShards } from '../src/plan/shard-plan.js';
 
 /** @type {Record<string, { options?: { delimiter?: string } }>} */
 const corpus = JSON.parse(readFileSync(new URL('./fixtures/expected.json', import.meta.url), 'utf8'));

@@ -10,9 +10,9 @@ import { describe, expect, it } from 'vitest';
 import { startCapacityModel } from '../bench/capacity-model.js';
 import { handler } from '../src/handler.js';
 import { MAX_SHARDS, resolveConfig } from '../src/config/index.js';
-import { planJob, shardCountFor, shardPayloads } from '../src/job/fan-out.js';
-import { readJobStatus } from '../src/job/job-status.js';
-import { bucketStore } from '../src/job/output-store.js';
+import { planJob, shardCountFor, shardPayloads } from '../src/dispatch/fan-out.js';
+import { readJobStatus } from '../src/state/job-status.js';
+import { bucketStore } from '../src/state/output-store.js';
 import { WCU_CAP_DEPTH_SECONDS } from '../src/write/pace.js';
 import { generatedCsv, mixedCsv, summaryOf } from './support/imports.js';
 import { startLambdaEndpoint } from './support/lambda-endpoint.js';
@@ -24,7 +24,7 @@ const run = promisify(execFile);
 const onCleanup = useCleanups(env);
 
 /** @param {unknown} result */
-const jobSummaryOf = (result) => /** @type {import('../src/job/job-status.js').JobStatus['total'] & { jobId: string, shards: number, started: number, alreadyDone: number }} */ (result);
+const jobSummaryOf = (result) => /** @type {import('../src/state/job-status.js').JobStatus['total'] & { jobId: string, shards: number, started: number, alreadyDone: number }} */ (result);
 
 describe('a sharded job', () => {
   it('fans a file with quoted newlines, bad rows and duplicate keys out over 8 worker processes: every good row once, rejects at their true lines', async () => {
@@ -274,7 +274,7 @@ describe('a shard whose run was killed without a word', () => {
 });
 
 describe('shardPayloads and shardCountFor', () => {
-  const plan = /** @type {import('../src/job/job-status.js').JobPlan} */ ({
+  const plan = /** @type {import('../src/state/job-status.js').JobPlan} */ ({
     jobId: 'j', bucket: 'b', key: 'k', etag: 'e', bytes: 800, header: ['id'], createdAt: '',
     shards: Array.from({ length: 8 }, (_, index) => ({ index, start: 1 + index * 100, end: 101 + index * 100, line: 1 + index })),
   });
@@ -303,7 +303,7 @@ async function findPlan(key) {
   for (const object of listed.Contents ?? []) {
     if (!object.Key?.endsWith('/plan.json')) continue;
     const plan = JSON.parse(await readObject(s3, object.Key));
-    if (plan.key === key) return /** @type {import('../src/job/job-status.js').JobPlan} */ (plan);
+    if (plan.key === key) return /** @type {import('../src/state/job-status.js').JobPlan} */ (plan);
   }
   return undefined;
 }

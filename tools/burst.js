@@ -19,10 +19,10 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { disjointSeed, uploadStream, writeCsv } from '../data-generator/generate.js';
 import { MAX_SHARDS, resolveConfig } from '../src/config/index.js';
-import { planJob, shardPayloads, startLocalWorkers } from '../src/job/fan-out.js';
-import { jobIdOfObject, readJobStatus } from '../src/job/job-status.js';
-import { bucketStore } from '../src/job/output-store.js';
-import { fourDigits } from '../src/job/object-keys.js';
+import { planJob, shardPayloads, startLocalWorkers } from '../src/dispatch/fan-out.js';
+import { jobIdOfObject, readJobStatus } from '../src/state/job-status.js';
+import { bucketStore } from '../src/state/output-store.js';
+import { fourDigits } from '../src/state/object-keys.js';
 import { textTable } from '../src/cli/text-table.js';
 import { countItems, startLocalSession } from '../local/servers.js';
 

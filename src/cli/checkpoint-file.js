@@ -8,10 +8,10 @@ import { createHash } from 'node:crypto';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError } from '../errors.js';
-import { newRunName } from '../job/object-keys.js';
+import { newRunName } from '../state/object-keys.js';
 import { sourceWhere } from '../source/source-name.js';
 import { flagOf } from './import-flags.js';
-import { WRITE_OPTIONS, writeOptionsOf } from '../job/write-options.js';
+import { WRITE_OPTIONS, writeOptionsOf } from '../state/write-options.js';
 
 /** The options that decide what the rows become and where the job's records go: a resume keeps them. */
 const MEANING = /** @type {const} */ ([...WRITE_OPTIONS, 'versionId', 'rejectsPrefix', 'statusPrefix', 'outputDir']);
@@ -40,7 +40,7 @@ const savedForm = (name, value) => (name === 'columnTypes' && value !== null && 
 const digestOf = (value) => createHash('sha256').update(JSON.stringify(value)).digest('hex');
 
 /**
- * @param {import('../job/checkpoint.js').Checkpoint} checkpoint
+ * @param {import('../state/checkpoint.js').Checkpoint} checkpoint
  * @param {Readonly<import('../config/index.js').ImportConfig>} config
  * @param {string} [directory]
  * @param {string} [endpoint]  where the table is, when its URL is not it (--local-dir's)
@@ -56,7 +56,7 @@ export function writeCheckpointFile(checkpoint, config, directory = process.cwd(
 /**
  * The saved checkpoint, checked whole (not edited since it was written).
  * @param {string} file
- * @returns {ReturnType<typeof identityOf> & { checkpoint: import('../job/checkpoint.js').Checkpoint }}
+ * @returns {ReturnType<typeof identityOf> & { checkpoint: import('../state/checkpoint.js').Checkpoint }}
  */
 export function readCheckpointFile(file) {
   let saved;

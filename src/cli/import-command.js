@@ -12,7 +12,7 @@ import { clientsFor } from '../clients.js';
 import { isCollection, OPTION_VARIABLES, resolveConfig } from '../config/index.js';
 import { ConfigError } from '../errors.js';
 import { runJob } from '../handler.js';
-import { outputStoreFor } from '../job/output-store.js';
+import { outputStoreFor } from '../state/output-store.js';
 import { logger as jsonLogger } from '../observe/logger.js';
 import { openFileSource } from '../source/file-object.js';
 import { sourceWhere } from '../source/source-name.js';

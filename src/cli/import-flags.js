@@ -28,7 +28,7 @@ export function withDefault(spec) {
   return shown === undefined ? spec.help : `${spec.help} (default: ${shown})`;
 }
 
-/** The flags that set write options (job/write-options.js): an import with others is another job. */
+/** The flags that set write options (state/write-options.js): an import with others is another job. */
 export const WRITE_FLAGS = OPTION_FLAGS.filter(({ option }) => /** @type {readonly string[]} */ (WRITE_OPTIONS).includes(option)).map(({ flag }) => flag);
 
 /** The flag that sets each option. */

@@ -5,11 +5,11 @@
  */
 import { HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import path from 'node:path';
-import { latestJob, readJobStatus } from '../job/job-status.js';
+import { latestJob, readJobStatus } from '../state/job-status.js';
 import { etagOf } from '../source/s3-object.js';
-import { bucketStore, directoryStore } from '../job/output-store.js';
+import { bucketStore, directoryStore } from '../state/output-store.js';
 import { openFileSource } from '../source/file-object.js';
-import { jobIdOf } from '../job/checkpoint.js';
+import { jobIdOf } from '../state/checkpoint.js';
 import { sourceId } from '../source/source-name.js';
 import { resolveConfig } from '../config/index.js';
 import { attributeOf, payloadOf, WRITE_FLAGS, withFlagNames } from './import-flags.js';
@@ -54,7 +54,7 @@ export async function statusCommand(job, flags) {
 /**
  * @param {string} job
  * @param {StatusFlags} options
- * @returns {Promise<{ store: import('../job/output-store.js').OutputStore, jobId: string }>}
+ * @returns {Promise<{ store: import('../state/output-store.js').OutputStore, jobId: string }>}
  */
 async function resolveTarget(job, options) {
   const isJobId = /^[0-9a-f-]{36}$/.test(job);
@@ -107,7 +107,7 @@ async function resolveTarget(job, options) {
  * The job a source names: with write flags, the import of it into the table with those (an import of one
  * file with another --mode, --types or --key is another job, with its own status); without, the job last
  * started of it into the table, else the import with the defaults.
- * @param {import('../job/output-store.js').OutputStore} store
+ * @param {import('../state/output-store.js').OutputStore} store
  * @param {string} job  s3://bucket/key or a path
  * @param {string} etag  the source's current version
  * @param {StatusFlags} flags
@@ -126,7 +126,7 @@ async function jobOfSource(store, job, etag, flags) {
 }
 
 /**
- * @param {import('../job/job-status.js').JobStatus} status
+ * @param {import('../state/job-status.js').JobStatus} status
  * @param {(key: string) => string} locate  where a person finds a rejects file
  */
 export function formatJobStatus(status, locate) {

@@ -58,7 +58,7 @@ export function summaryText(summary, { source, table, locate }) {
 
 /**
  * A dry run's report, for people.
- * @param {import('../job/dry-run.js').DryRunReport} report
+ * @param {import('../dry-run/dry-run.js').DryRunReport} report
  * @param {{ source: string }} where
  */
 export function dryRunText(report, { source }) {

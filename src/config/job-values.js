@@ -29,7 +29,7 @@ import { ENCODINGS, FORMATS } from './values.js';
  * @property {Encoding} [encoding]  the file's, decided by the first segment (absent: from before it was carried)
  * @property {Replay} [replay]  rows read before `byte` whose writes the segment gave up when its time ran out
  * @property {Spread} [spread]  the ranges `spread` reads, each with its cursor (then `byte` and `line` are the first unfinished range's)
- * @property {import('../job/write-options.js').WriteOptions} [options]  the job's write options (absent: from before they were carried)
+ * @property {import('../state/write-options.js').WriteOptions} [options]  the job's write options (absent: from before they were carried)
  */
 
 /**

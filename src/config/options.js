@@ -21,7 +21,7 @@ export const MAX_SHARDS = 1000;
 /**
  * One option. `payload: false`: only the deployment sets it (a payload cannot point the function at
  * another server). `writes: true`: a run with another value writes other items, so the value is part of
- * the job's identity (job/write-options.js). `shown`: the default as help shows it, where the value is
+ * the job's identity (state/write-options.js). `shown`: the default as help shows it, where the value is
  * not what a person would type.
  * @typedef {object} OptionSpec
  * @property {string} name
@@ -83,7 +83,7 @@ export const OPTIONS = /** @type {const} */ ([
   // The job: its checks, reports, saved state and how it is cut.
   { name: 'dryRun', group: 'job', flag: '--dry-run', fallback: false, parse: boolean, help: 'read and check the whole file, write nothing; report rows, rejects, keys, capacity, cost and time' },
   { name: 'requirePitr', group: 'job', env: 'REQUIRE_PITR', flag: '--require-pitr', fallback: false, parse: boolean, help: 'refuse a table that holds items and has no point-in-time recovery (else a warning)' },
-  { name: 'pricePerMillionWrites', group: 'job', env: 'PRICE_PER_MILLION_WRITES', flag: '--price-per-million-writes', value: 'usd', shown: 'us-east-1\'s on-demand price', parse: optional(price), help: 'USD per million on-demand write request units, for the dry run\'s cost', docs: "USD per million on-demand write request units, for the dry run's cost (us-east-1's, read 2026-11-24, in src/job/prices.js)" },
+  { name: 'pricePerMillionWrites', group: 'job', env: 'PRICE_PER_MILLION_WRITES', flag: '--price-per-million-writes', value: 'usd', shown: 'us-east-1\'s on-demand price', parse: optional(price), help: 'USD per million on-demand write request units, for the dry run\'s cost', docs: "USD per million on-demand write request units, for the dry run's cost (us-east-1's, read 2026-11-24, in src/dry-run/prices.js)" },
   { name: 'logIntervalMs', group: 'job', env: 'LOG_INTERVAL_MS', flag: '--log-interval-ms', value: 'ms', fallback: 1_000, parse: integerIn(100, 3_600_000), help: 'period of the throughput line' },
   { name: 'rejectsPrefix', group: 'job', env: 'REJECTS_PREFIX', flag: '--rejects-prefix', value: 'prefix', fallback: 'rejects/', parse: keyPrefix, help: 'where rejects files go in the output bucket' },
   { name: 'statusPrefix', group: 'job', env: 'STATUS_PREFIX', flag: '--status-prefix', value: 'prefix', fallback: '_imports/', parse: keyPrefix, help: 'where job status objects go in the output bucket' },

@@ -21,7 +21,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RowError, SpreadOrderError } from '../errors.js';
 import { BATCH_SIZE } from '../write/batch-writer.js';
-import { entryOf } from './read-rows.js';
+import { entryOf } from '../segment/read-rows.js';
 
 /** The longest a reader whose ranges all wait on the table goes without looking at the clock and stopNow. */
 const STOP_CHECK_MS = 100;
@@ -40,7 +40,7 @@ const STOP_CHECK_MS = 100;
 
 /**
  * @typedef {object} OpenedRange
- * @property {import('./read-rows.js').RecordReader} records
+ * @property {import('../segment/read-rows.js').RecordReader} records
  * @property {import('node:stream').Readable} body
  * @property {() => void} close
  */
@@ -50,11 +50,11 @@ const STOP_CHECK_MS = 100;
  * @param {SpreadRange[]} options.ranges  in file order; changed in place as rows are read (the checkpoint's)
  * @param {number} options.end  one past the segment's last byte
  * @param {(range: SpreadRange) => Promise<OpenedRange>} options.open  bytes from range.byte to `end`, parsed
- * @param {import('./read-rows.js').BuildItem} options.buildItem
+ * @param {import('../segment/read-rows.js').BuildItem} options.buildItem
  * @param {((a: string, b: string) => number) | undefined} options.compare  the order of the table's keys (key-order.js);
  *   undefined when no two rows can share a key (generated keys)
  * @param {(entry: import('../types.js').Entry) => Promise<void> | undefined} options.pass
- * @param {Pick<Awaited<ReturnType<typeof import('./segment-report.js').startSegmentReport>>, 'stats' | 'rejectRow' | 'rejectsBacklog'>} options.report
+ * @param {Pick<Awaited<ReturnType<typeof import('../segment/segment-report.js').startSegmentReport>>, 'stats' | 'rejectRow' | 'rejectsBacklog'>} options.report
  * @param {number} options.firstByte  where the segment's bytes start (progress counts from it)
  * @param {number} options.stopBy
  * @param {() => boolean} [options.stopNow]

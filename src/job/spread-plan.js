@@ -3,7 +3,7 @@
  * quote-aware scanner for CSV, after any line break for JSON Lines), each with the lines before it.
  * Made once, by the first segment of a job (or shard); its continuations carry the ranges on.
  */
-import { planLineShards, planRecordRanges, planShards } from './shard-plan.js';
+import { planLineShards, planRecordRanges, planShards } from '../plan/shard-plan.js';
 
 /**
  * @param {AsyncIterable<Buffer>} body  the segment's bytes, from `from` to `end`

@@ -10,7 +10,7 @@
 
 /**
  * @param {object} options
- * @param {import('../job/output-store.js').OutputStore} options.store
+ * @param {import('../state/output-store.js').OutputStore} options.store
  * @param {string} options.key          object to write
  * @param {() => string[] | undefined} options.header  the source's header, once known
  */

@@ -1,6 +1,6 @@
 /**
  * How the importer reads CSV, in one place: the record reader (csv-records.js) and the planner's header
- * (job/shard-plan.js) both give csv-parse these options, after the record guard (record-guard.js), which
+ * (plan/shard-plan.js) both give csv-parse these options, after the record guard (record-guard.js), which
  * follows the same rules byte by byte, has decided the encoding and dropped any byte order mark.
  */
 

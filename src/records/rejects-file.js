@@ -27,9 +27,9 @@ export function sourceHeaderOf(header, where) {
 
 /**
  * The CSV reader of a rejects file, with the importer's three columns dropped from every record.
- * @param {import('../job/read-rows.js').RecordReader} csv  the CSV reader of the file
+ * @param {import('../segment/read-rows.js').RecordReader} csv  the CSV reader of the file
  * @param {{ headerRead: boolean, where: string }} options  headerRead: the header was read by an earlier segment
- * @returns {import('../job/read-rows.js').RecordReader}
+ * @returns {import('../segment/read-rows.js').RecordReader}
  */
 export function withoutRejectsColumns(csv, { headerRead, where }) {
   let header = !headerRead;

@@ -9,7 +9,7 @@ export function generatedCsv(rows, seed) {
 }
 
 /** The handler's result, as the summary of one finished import. @param {unknown} result */
-export const summaryOf = (result) => /** @type {import('../../src/job/import-segment.js').ImportSummary} */ (result);
+export const summaryOf = (result) => /** @type {import('../../src/segment/import-segment.js').ImportSummary} */ (result);
 
 /**
  * A CSV of `rows` data rows with bad rows, multi-line rows and (if asked) rows that repeat the key of

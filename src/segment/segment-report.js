@@ -8,13 +8,13 @@ import { countRejection, createStats, summarize, totalsOf, unwrittenOf } from '.
 import { createMetricsPublisher } from '../observe/metrics.js';
 import { createRejectsWriter } from '../observe/rejects.js';
 import { startThroughputLog } from '../observe/throughput.js';
-import { checkpointAfter } from './checkpoint.js';
-import { writeOptionsOf } from './write-options.js';
-import { createStatusWriter, runnerOf } from './job-status.js';
-import { newRunName, rejectsKey, shardStatusKey } from './object-keys.js';
+import { checkpointAfter } from '../state/checkpoint.js';
+import { writeOptionsOf } from '../state/write-options.js';
+import { createStatusWriter, runnerOf } from '../state/job-status.js';
+import { newRunName, rejectsKey, shardStatusKey } from '../state/object-keys.js';
 import { sourceFields, sourceName } from '../source/source-name.js';
 
-/** @typedef {import('./checkpoint.js').Checkpoint} Checkpoint */
+/** @typedef {import('../state/checkpoint.js').Checkpoint} Checkpoint */
 /** @typedef {import('../types.js').Rejection} Rejection */
 /**
  * @typedef {ReturnType<typeof summarize> & {
@@ -31,9 +31,9 @@ const REJECT_SAMPLE = 20;
 /**
  * @typedef {object} SegmentReportOptions
  * @property {Readonly<import('../config/index.js').ImportConfig>} config
- * @property {import('./output-store.js').OutputStore} store  where the rejects file and the status go
+ * @property {import('../state/output-store.js').OutputStore} store  where the rejects file and the status go
  * @property {import('../types.js').Logger} logger
- * @property {import('./checkpoint.js').SegmentStart} start
+ * @property {import('../state/checkpoint.js').SegmentStart} start
  * @property {string} jobId
  * @property {{ etag: string, contentLength: number, reopens: () => number }} source
  * @property {number | undefined} totalBytes  bytes the reader goes through, for a share read: the object's size (unknown when compressed)
@@ -62,7 +62,7 @@ export async function startSegmentReport({ config, store, logger, start, jobId, 
     jobId, ...sourceFields(config), table: config.table, shard, shards, startedAt: start.startedAt,
     ...summarize(stats, seconds()), segments: segment, reopens: reopens(), rejectsObjects, rejectSample,
   });
-  /** @param {import('./job-status.js').ShardState} state @param {Record<string, unknown>} [extra] */
+  /** @param {import('../state/job-status.js').ShardState} state @param {Record<string, unknown>} [extra] */
   const statusNow = (state, extra) => ({ ...figures(), state, updatedAt: new Date().toISOString(), heartbeatMs: config.logIntervalMs, runner, ...extra });
 
   let advisedOnHotKeys = false;
@@ -108,7 +108,7 @@ export async function startSegmentReport({ config, store, logger, start, jobId, 
     /**
      * The segment's end: the job's (or shard's) summary, or, when it stopped early, the checkpoint the next
      * segment starts from.
-     * @param {{ handOver: false, note?: string } | { handOver: true, byte: number, line: number, header: string[], gzip: boolean, encoding: import('../records/text-encoding.js').Encoding | undefined, replay?: import('./checkpoint.js').Replay, spread?: import('./checkpoint.js').Spread }} end
+     * @param {{ handOver: false, note?: string } | { handOver: true, byte: number, line: number, header: string[], gzip: boolean, encoding: import('../records/text-encoding.js').Encoding | undefined, replay?: import('../state/checkpoint.js').Replay, spread?: import('../state/checkpoint.js').Spread }} end
      * @returns {Promise<SegmentOutcome>}
      */
     async finish(end) {

@@ -11,10 +11,10 @@
  * index write, for the old entry's removal) and index entries count without the 100 bytes DynamoDB adds
  * for storage.
  */
-import { ceilingOf } from '../write/table-facts.js';
-import { tableKeysOf } from '../write/table-check.js';
-import { attributeBytes, keyValueOf } from './attribute-values.js';
-import { itemBytes as sizeOf, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES, wireItemBytes } from './item-size.js';
+import { ceilingOf } from './table-facts.js';
+import { tableKeysOf } from './table-check.js';
+import { attributeBytes, keyValueOf } from '../items/attribute-values.js';
+import { itemBytes as sizeOf, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES, wireItemBytes } from '../items/item-size.js';
 
 /**
  * One secondary index, as the cost of an item needs it.
@@ -23,7 +23,7 @@ import { itemBytes as sizeOf, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES, wireI
  * @property {'global' | 'local'} kind
  * @property {Array<{ name: string, type: string, most: number }>} keys  its key attributes, their types and most bytes
  * @property {string[] | 'ALL'} projected  attributes the index holds
- * @property {import('../write/table-facts.js').Ceiling | undefined} writeCeiling  the index's own writes per second (a global index's: ceilingOf)
+ * @property {import('./table-facts.js').Ceiling | undefined} writeCeiling  the index's own writes per second (a global index's: ceilingOf)
  */
 
 /**

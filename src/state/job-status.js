@@ -42,14 +42,14 @@ const silenceAllowedMs = (status) => (status.handedOverAt !== undefined ? 15 * 6
  * @property {number} bytes
  * @property {string[]} header
  * @property {import('../records/text-encoding.js').Encoding} [encoding]  the file's (absent in a plan from before it was kept)
- * @property {Array<import('./shard-plan.js').ShardRange>} shards
+ * @property {Array<import('../plan/shard-plan.js').ShardRange>} shards
  * @property {{ delimiter: string, encoding: string, shards: number, bytesPerShard: number | null }} [options]  the options it was cut by
  * @property {string} createdAt
  * @property {string} [note]
  */
 
 /**
- * @typedef {Partial<import('./import-segment.js').ImportSummary> & {
+ * @typedef {Partial<import('../segment/import-segment.js').ImportSummary> & {
  *   jobId: string, shard: number, shards: number, state: ShardState, updatedAt: string,
  *   rowsRead: number, written: number, rejected: number, error?: string, runner?: ReturnType<typeof runnerOf>,
  *   handedOverAt?: { byte: number, line: number }, heartbeatMs?: number

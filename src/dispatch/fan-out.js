@@ -10,15 +10,15 @@ import { fileURLToPath } from 'node:url';
 import pLimit from 'p-limit';
 import { isCollection, MAX_SHARDS } from '../config/index.js';
 import { ConfigError, JobError } from '../errors.js';
-import { jobIdOf } from './checkpoint.js';
-import { writeOptionsOf } from './write-options.js';
+import { jobIdOf } from '../state/checkpoint.js';
+import { writeOptionsOf } from '../state/write-options.js';
 import { invokeSelf } from './continuation.js';
-import { markShardFailed, readJobStatus, recordLatestJob } from './job-status.js';
-import { planKey } from './object-keys.js';
-import { outputStoreFor } from './output-store.js';
+import { markShardFailed, readJobStatus, recordLatestJob } from '../state/job-status.js';
+import { planKey } from '../state/object-keys.js';
+import { outputStoreFor } from '../state/output-store.js';
 import { openRawSource } from '../source/open-bytes.js';
 import { sourceFields, sourceId, sourceWhere } from '../source/source-name.js';
-import { planLineShards, planShards } from './shard-plan.js';
+import { planLineShards, planShards } from '../plan/shard-plan.js';
 import { checkHeader } from '../items/header.js';
 import { decideFormat } from '../records/format.js';
 import { compressionOf, peek } from '../source/compression.js';
@@ -26,8 +26,8 @@ import { objectsOfJob } from '../source/job-objects.js';
 import { sourceHeaderOf } from '../records/rejects-file.js';
 
 /** @typedef {import('../config/index.js').ImportConfig} ImportConfig */
-/** @typedef {import('./job-status.js').JobPlan} JobPlan */
-/** @typedef {import('./shard-plan.js').ShardRange} ShardRange */
+/** @typedef {import('../state/job-status.js').JobPlan} JobPlan */
+/** @typedef {import('../plan/shard-plan.js').ShardRange} ShardRange */
 
 const WORKER = fileURLToPath(new URL('../worker.js', import.meta.url));
 
@@ -58,7 +58,7 @@ export function wantsShards(config) {
  * and no plan exists.
  * @param {Readonly<ImportConfig>} config
  * @param {import('@aws-sdk/client-s3').S3Client} s3
- * @param {import('./output-store.js').OutputStore} store
+ * @param {import('../state/output-store.js').OutputStore} store
  * @returns {Promise<JobPlan | undefined>}
  */
 export async function planJob(config, s3, store) {
@@ -96,7 +96,7 @@ export async function planJob(config, s3, store) {
 
 /**
  * The plan a run of this job left, if this run goes on with it (keepPlan).
- * @param {Readonly<ImportConfig>} config @param {import('./output-store.js').OutputStore} store @param {string} jobId
+ * @param {Readonly<ImportConfig>} config @param {import('../state/output-store.js').OutputStore} store @param {string} jobId
  * @returns {Promise<JobPlan | undefined>}
  */
 async function planToKeep(config, store, jobId) {
@@ -133,7 +133,7 @@ async function cutObject(raw, { config, key, bytes, shards, where }) {
  * decides its own format and compression), or more for an uncompressed object past bytesPerShard.
  * @param {Readonly<ImportConfig>} config
  * @param {import('@aws-sdk/client-s3').S3Client} s3
- * @param {import('./output-store.js').OutputStore} store
+ * @param {import('../state/output-store.js').OutputStore} store
  * @returns {Promise<JobPlan>}
  */
 async function planCollection(config, s3, store) {
@@ -205,7 +205,7 @@ const planOptionsOf = (config) => ({ delimiter: config.delimiter, encoding: conf
  * Whether a run goes on with the plan an earlier run of this job left: yes when it asks for the same
  * options; when it asks for others, the job is planned anew if none of its shards has started (a plan
  * cut with a wrong delimiter fails every shard before its first write), and refused otherwise.
- * @param {JobPlan} plan @param {Readonly<ImportConfig>} config @param {import('./output-store.js').OutputStore} store
+ * @param {JobPlan} plan @param {Readonly<ImportConfig>} config @param {import('../state/output-store.js').OutputStore} store
  */
 async function keepPlan(plan, config, store) {
   const wanted = planOptionsOf(config);

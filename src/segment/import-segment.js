@@ -15,17 +15,17 @@ import { watchWarmThroughput } from '../write/warm-watch.js';
 import { checkKeyTypes, checkTable, tableKeysOf } from '../write/table-check.js';
 import { checkRecoverable, tableFacts } from '../write/table-facts.js';
 import { ConfigError, JobError } from '../errors.js';
-import { jobIdOf, segmentStart } from './checkpoint.js';
-import { changedWriteOption, writeOptionsOf } from './write-options.js';
-import { outputStoreFor } from './output-store.js';
+import { jobIdOf, segmentStart } from '../state/checkpoint.js';
+import { changedWriteOption, writeOptionsOf } from '../state/write-options.js';
+import { outputStoreFor } from '../state/output-store.js';
 import { sourceFields, sourceId, sourceWhere } from '../source/source-name.js';
-import { newRunName, replayKey } from './object-keys.js';
+import { newRunName, replayKey } from '../state/object-keys.js';
 import { readRows } from './read-rows.js';
-import { readSpread } from './read-spread.js';
-import { planSpread } from './spread-plan.js';
+import { readSpread } from '../job/read-spread.js';
+import { planSpread } from '../job/spread-plan.js';
 import { keyOrderOf } from '../items/key-order.js';
 import { startSegmentReport } from './segment-report.js';
-import { checkNotRunningElsewhere, recordLatestJob } from './job-status.js';
+import { checkNotRunningElsewhere, recordLatestJob } from '../state/job-status.js';
 import { formatOf, rowStages } from './row-stages.js';
 
 /** @typedef {import('./segment-report.js').ImportSummary} ImportSummary */
@@ -197,7 +197,7 @@ export async function runImport(config, { clients, logger, stopBy = Infinity, de
       const at =
         reading.bytesDone !== undefined
           ? { handOver: /** @type {const} */ (true), byte: start.byte + reading.bytesDone, line: records.linesRead(), header, gzip: input.gzip, encoding: records.encoding(), format }
-          : { handOver: /** @type {const} */ (true), ...firstUnfinished(/** @type {import('./checkpoint.js').Spread} */ (spread).ranges), header, gzip: false, encoding: spreadEncoding, format, spread };
+          : { handOver: /** @type {const} */ (true), ...firstUnfinished(/** @type {import('../state/checkpoint.js').Spread} */ (spread).ranges), header, gzip: false, encoding: spreadEncoding, format, spread };
       if (left.length === 0) return await report.finish(at);
       const key = replayKey(config.statusPrefix, jobId, start.shard, start.segment, newRunName());
       await store.putJson(key, left);
@@ -231,7 +231,7 @@ export async function runImport(config, { clients, logger, stopBy = Infinity, de
 
 /**
  * Where a spread segment's checkpoint says it is: the first range with bytes left (every range's cursor is
- * in `spread`). @param {import('./read-spread.js').SpreadRange[]} ranges
+ * in `spread`). @param {import('../job/read-spread.js').SpreadRange[]} ranges
  */
 function firstUnfinished(ranges) {
   const range = ranges.find((r) => r.byte < /** @type {number} */ (r.stop)) ?? ranges[ranges.length - 1];
@@ -248,8 +248,8 @@ const HAND_OVER_RESERVE_MS = 5_000;
  * Writes the rows a previous segment left (checkpoint.replay), in file order, before this segment reads.
  * Each row's keyId is read again from its item: rows saved by an earlier build carry keyIds of another
  * form (composite keys joined with a NUL, binaries as written), which this segment's rows would not meet.
- * @param {import('./output-store.js').OutputStore} store
- * @param {import('./checkpoint.js').Replay} replay @param {ReturnType<typeof createBatchWriter>} writer
+ * @param {import('../state/output-store.js').OutputStore} store
+ * @param {import('../state/checkpoint.js').Replay} replay @param {ReturnType<typeof createBatchWriter>} writer
  * @param {(item: import('../types.js').Item) => string} keyIdOf
  */
 async function writeReplay(store, replay, writer, keyIdOf) {

@@ -33,7 +33,7 @@ import { decideEncoding } from '../records/text-encoding.js';
 
 /**
  * Bytes of the header record read at most; a longer first record is not a header. Every shard's payload
- * carries the header, and a payload may be at most 1 MB (job/continuation.js).
+ * carries the header, and a payload may be at most 1 MB (dispatch/continuation.js).
  */
 const MAX_HEADER_BYTES = 256 << 10;
 

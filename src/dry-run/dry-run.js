@@ -8,17 +8,17 @@
 import { countRejection, createStats, round } from '../observe/counters.js';
 import { startThroughputLog } from '../observe/throughput.js';
 import { createKeyCount, EXACT_KEYS } from '../items/key-count.js';
-import { createWriteCost } from '../items/write-cost.js';
+import { createWriteCost } from '../write/write-cost.js';
 import { openBytes } from '../source/open-bytes.js';
 import { sourceFields, sourceWhere } from '../source/source-name.js';
 import { isCollection } from '../config/index.js';
 import { checkKeyTypes, checkTable, tableKeysOf } from '../write/table-check.js';
 import { ConfigError } from '../errors.js';
-import { formatOf, rowStages } from './row-stages.js';
+import { formatOf, rowStages } from '../segment/row-stages.js';
 import { ceilingOf, checkRecoverable, tableFacts } from '../write/table-facts.js';
-import { jobIdOf, segmentStart } from './checkpoint.js';
+import { jobIdOf, segmentStart } from '../state/checkpoint.js';
 import { IMPORT_FROM_S3_USD_PER_GB, NEW_ON_DEMAND_WRITES_PER_SECOND, ON_DEMAND_USD_PER_MILLION_WRITES, PRICES_READ_ON } from './prices.js';
-import { readRows } from './read-rows.js';
+import { readRows } from '../segment/read-rows.js';
 
 /** Lines listed per reject reason. */
 const LINES_PER_REASON = 5;
