@@ -146,7 +146,9 @@ async function clientSection(big, mid, env, how) {
   // alternately with it in this sitting: the machine's speed drifts between sittings by up to 1.7 x
   // (csv-parse alone 0.67 to 1.11 s per 100,000 rows), more than a regression would show.
   const baseline = baselineWorker(BASELINE);
+  /** @type {import('./runner.js').RunResult[]} */
   const sinkRuns = [];
+  /** @type {import('./runner.js').RunResult[]} */
   const baselineRuns = [];
   for (let i = 0; i < RUNS; i++) {
     const runThis = async () => sinkRuns.push(await importAgainst({}, big, env, {}, how));
@@ -288,7 +290,9 @@ async function seedSection(ipRanges, env, how) {
   // The sorted file read spread out against the same rows shuffled: a time and a peak RSS each, which vary
   // from run to run here by more than the margins asked of them (26.0-27.3 s, 148-192 MB): RUNS of each,
   // alternated, and their medians.
+  /** @type {import('./runner.js').RunResult[]} */
   const spreadRuns = [];
+  /** @type {import('./runner.js').RunResult[]} */
   const shuffledRuns = [];
   for (let i = 0; i < RUNS; i++) {
     const runSpread = async () => spreadRuns.push(await importAgainst(onDemand, sorted, env, { ...importer, spread: SPREAD }, how));

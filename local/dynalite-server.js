@@ -29,7 +29,7 @@ process.on('uncaughtException', (error) => fail(error.message));
 
 // Tables are ACTIVE at once: DynamoDB's minutes of CREATING are nothing a test or a local import needs.
 const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0, ...(directory === undefined ? {} : { path: directory }) });
-server.on('error', (error) => fail(error.message));
+server.on('error', (/** @type {Error} */ error) => fail(error.message));
 server.listen(0, '127.0.0.1', async () => {
   const address = /** @type {import('node:net').AddressInfo} */ (server.address());
   // Its store opens on the first request: one is made here, so that a store that cannot open (a

@@ -72,7 +72,7 @@ const statementsOf = (template) => template.Resources.IamRoleLambdaExecution.Pro
 const arnText = (value) =>
   typeof value === 'string' ? value : value['Fn::Join'] ? value['Fn::Join'][1].map((/** @type {any} */ part) => (typeof part === 'string' ? part : `{${part.Ref}}`)).join('') : JSON.stringify(value);
 /** @param {any} template @param {string} action */
-const resourcesFor = (template, action) =>
+const resourcesFor = (/** @type {any} */ template, /** @type {string} */ action) =>
   statementsOf(template)
     .filter((/** @type {any} */ s) => [s.Action].flat().includes(action))
     .flatMap((/** @type {any} */ s) => [s.Resource].flat().map(arnText));
@@ -156,7 +156,7 @@ describe('sls package, in each mode', () => {
     const listing = statementsOf(existing).find((/** @type {any} */ s) => [s.Action].flat().includes('s3:ListBucket') && arnText([s.Resource].flat()[0]).endsWith(':::acme-exports'));
     expect(listing.Condition).toEqual({ StringLike: { 's3:prefix': ['orders/*'] } });
     // Nothing of the user's bucket is written.
-    expect(resourcesFor(existing, 's3:PutObject').every((arn) => arn.includes(':::csv-import-dev-us-east-1-output/'))).toBe(true);
+    expect(resourcesFor(existing, 's3:PutObject').every((/** @type {string} */ arn) => arn.includes(':::csv-import-dev-us-east-1-output/'))).toBe(true);
     expect(resourcesFor(existing, 'kms:Decrypt')).toEqual([MODES['existing table and bucket'].sourceKmsKey]);
     // No trigger unless asked: the user's bucket is left as it is.
     expect(resourcesOfType(existing, 'AWS::Lambda::Permission')).toEqual([]);

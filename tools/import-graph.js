@@ -55,6 +55,7 @@ export function folderImports() {
  * @returns {string[][]}
  */
 export function cyclesOf(graph) {
+  /** @type {string[][]} */
   const cycles = [];
   const state = new Map();
   /** @param {string} node @param {string[]} path */

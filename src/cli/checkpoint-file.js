@@ -88,9 +88,11 @@ export function checkResumable(saved, file, config, endpoint = undefined) {
     throw new ConfigError('--resume', file, `it is the checkpoint of an import into ${saved.table} on ${where(saved)}, not on ${where(now)}: resume with the same region (--region ${saved.region}) and endpoint`);
   }
   for (const name of MEANING) {
-    const was = savedForm(name, name in saved.options ? saved.options[name] : LATER_DEFAULTS[name]);
-    if (JSON.stringify(was) !== JSON.stringify(now.options[name])) {
-      throw new ConfigError('--resume', file, `the import was stopped with ${flagOf(name)} ${JSON.stringify(was)}, and the rows it wrote were read so; resume with the same ${flagOf(name)} (now ${JSON.stringify(now.options[name])})`);
+    const savedOptions = /** @type {Record<string, unknown>} */ (saved.options);
+    const nowOptions = /** @type {Record<string, unknown>} */ (now.options);
+    const was = savedForm(name, name in savedOptions ? savedOptions[name] : LATER_DEFAULTS[name]);
+    if (JSON.stringify(was) !== JSON.stringify(nowOptions[name])) {
+      throw new ConfigError('--resume', file, `the import was stopped with ${flagOf(name)} ${JSON.stringify(was)}, and the rows it wrote were read so; resume with the same ${flagOf(name)} (now ${JSON.stringify(nowOptions[name])})`);
     }
   }
 }

@@ -33,6 +33,7 @@ export function createJsonItemBuilder(format, config, keys) {
 
 /**
  * @param {Pick<import('../config/index.js').ImportConfig, 'columnTypes' | 'setSeparator'>} config @param {import('../write/table-check.js').TableKeys} keys @param {boolean} deletes
+ * @returns {(fields: string[], line: number) => import('./item-builder.js').BuiltItem}
  */
 function jsonLinesBuilder({ columnTypes, setSeparator }, keys, deletes) {
   const names = keyNames(keys);
@@ -59,7 +60,10 @@ function jsonLinesBuilder({ columnTypes, setSeparator }, keys, deletes) {
   };
 }
 
-/** @param {import('../write/table-check.js').TableKeys} keys @param {boolean} deletes */
+/**
+ * @param {import('../write/table-check.js').TableKeys} keys @param {boolean} deletes
+ * @returns {(fields: string[], line: number) => import('./item-builder.js').BuiltItem}
+ */
 function dynamodbJsonBuilder(keys, deletes) {
   return function buildItem(fields, line) {
     const record = parseJson(fields[0], line, 'the line');

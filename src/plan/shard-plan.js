@@ -104,6 +104,7 @@ export async function planShards(body, { bytes, shards, delimiter, encoding = 'a
  */
 function createCuts({ start, line, bytes, shards }) {
   /** Where shards 1..n-1 should start at the earliest. */
+  /** @type {number[]} */
   const targets = [];
   for (let k = 1; k < shards; k++) targets.push(start + Math.ceil(((bytes - start) * k) / shards));
   /** @type {ShardRange[]} */

@@ -38,6 +38,7 @@ import { describeError, SourceError, StallError } from '../errors.js';
 export async function openSource(s3, bucket, key, { start = 0, end, etag, versionId, idleTimeoutMs = 10_000, maxReopens = 5, onReopen } = {}) {
   const where = `s3://${bucket}/${key}`;
   let reopens = 0;
+  /** @type {Awaited<ReturnType<typeof getObject>> | undefined} */
   let first;
   for (let failures = 1; first === undefined; failures++) {
     try {
@@ -48,14 +49,15 @@ export async function openSource(s3, bucket, key, { start = 0, end, etag, versio
       onReopen?.({ position: start, reopens, error: describeError(error) });
     }
   }
-  const pinned = etag ?? first.etag;
-  const size = first.size;
+  const opened = /** @type {Awaited<ReturnType<typeof getObject>>} */ (first);
+  const pinned = etag ?? opened.etag;
+  const size = opened.size;
   const last = Math.min(end ?? size, size);
   let position = start;
 
   async function* chunks() {
     /** @type {Readable | undefined} */
-    let body = first.body;
+    let body = opened.body;
     let failuresInARow = 0;
     try {
       while (position < last) {

@@ -398,6 +398,7 @@ export function renderCase(spec, features) {
   const keys = [];
   const usedOddKeys = new Set();
   spec.rows.forEach((row, r) => {
+    /** @type {string | undefined} */
     let key;
     // Without repeatedKeys an odd key is used once at most.
     if (row.key.kind === 'odd' && (features.has('repeatedKeys') || !usedOddKeys.has(row.key.which % odd.length))) {

@@ -456,7 +456,7 @@ function jsonValueArbitrary(features, bad = false) {
     ...(bad ? [fc.constantFrom('1e126', '123456789012345678901234567890123456789', '1e-131')] : []),
   ).map((text) => ({ number: text }));
   const string = fc.oneof(fc.constantFrom('', 'Ann', 'Zoë', '\u0000', 'a\u0001b', 'tab\t', 'line\nbreak', '\u2028', '"q"', '\\', '😀', 'k\u007f'), fc.string({ maxLength: 6 }), ...(bad ? [fc.constant('\ud800')] : []));
-  const { value } = fc.letrec((tie) => ({
+  const { value } = fc.letrec((/** @type {(name: string) => fc.Arbitrary<unknown>} */ tie) => ({
     value: fc.oneof({ depthSize: 'small', withCrossShrink: true }, string, number, fc.boolean(), fc.constant(null), tie('list'), tie('map')),
     list: fc.array(tie('value'), { maxLength: 3 }),
     map: fc.dictionary(fc.constantFrom('a', 'b', 'N', 'S', 'M', 'x y', ...(bad ? [''] : [])), tie('value'), { maxKeys: 3 }).map((members) => ({ members })),
@@ -548,7 +548,7 @@ function typedValueArbitrary(features, bad = false) {
     typed('M', { members: { '': typed('S', 'x') } }),
     typed('S', '\ud800'),
   );
-  const { value } = fc.letrec((tie) => ({
+  const { value } = fc.letrec((/** @type {(name: string) => fc.Arbitrary<unknown>} */ tie) => ({
     value: fc.oneof({ depthSize: 'small', withCrossShrink: true }, scalar, tie('list'), tie('map'), ...(bad ? [{ arbitrary: wrong, weight: 1 }] : [])),
     list: fc.array(tie('value'), { maxLength: 3 }).map((members) => typed('L', members)),
     map: fc.dictionary(fc.constantFrom('a', 'b', 'S', 'x y'), tie('value'), { maxKeys: 3 }).map((members) => typed('M', { members })),

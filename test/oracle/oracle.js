@@ -340,6 +340,7 @@ function utf8Source(bytes) {
 /** @param {Buffer} bytes @returns {Source} */
 function utf16leSource(bytes) {
   // Code units by hand: a last lone byte is a unit of its own, HALF_UNIT, which no text holds.
+  /** @type {number[]} */
   const units = [];
   for (let i = 0; i + 1 < bytes.length; i += 2) units.push(bytes[i] + 256 * bytes[i + 1]);
   if (bytes.length % 2 === 1) units.push(HALF_UNIT);
