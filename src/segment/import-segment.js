@@ -27,6 +27,8 @@ import { keyOrderOf } from '../items/key-order.js';
 import { startSegmentReport } from './segment-report.js';
 import { checkNotRunningElsewhere, recordLatestJob } from '../state/job-status.js';
 import { formatOf, rowStages } from './row-stages.js';
+import { createCleanup } from './cleanup.js';
+import { optionsOf } from '../config/index.js';
 
 /** @typedef {import('./segment-report.js').ImportSummary} ImportSummary */
 /** @typedef {import('./segment-report.js').SegmentOutcome} SegmentOutcome */
@@ -45,70 +47,145 @@ import { formatOf, rowStages } from './row-stages.js';
  *   at the deadline (a second Ctrl-C)
  */
 
+/** @typedef {Readonly<import('../config/index.js').ImportConfig>} Config */
+/** @typedef {ReturnType<typeof segmentStart>} Start */
+/** @typedef {Awaited<ReturnType<typeof openBytes>>} Input */
+/** @typedef {Awaited<ReturnType<typeof startSegmentReport>>} Report */
+/** The ranges a spread reads; keyIds: the form of their key spans, absent in a checkpoint from before it. @typedef {{ keyIds: string | undefined, ranges: import('../job/read-spread.js').SpreadRange[], encoding: import('../config/values.js').Encoding | undefined }} SpreadRanges */
+/** The header as read so far and the item builder that goes with it. @typedef {{ header: string[] | undefined, buildItem: import('./read-rows.js').BuildItem | undefined }} RowsSoFar */
+
 /**
- * @param {Readonly<import('../config/index.js').ImportConfig>} config  `config.checkpoint`, if set, is where this segment starts
+ * @param {Config} config  `config.checkpoint`, if set, is where this segment starts
  * @param {ImportDeps} deps
  * @returns {Promise<SegmentOutcome>}
  */
-export async function runImport(config, { clients, logger, stopBy = Infinity, deadline = Infinity, publishMetrics = runningInLambda(), stop, abandon }) {
-  const start = segmentStart(config);
-  const description = await checkTable(clients.dynamodb, config);
-  const facts = tableFacts(description);
-  if (start.segment === 1) {
-    // Every shard checks (each must refuse under requirePitr before it writes); the first one says so.
-    const warn = start.shard === 0 ? (/** @type {string} */ message, /** @type {Record<string, unknown>} */ fields) => logger.warn(message, fields) : () => {};
-    const pointInTimeRecovery = await checkRecoverable(clients.dynamodb, config, facts, warn);
-    if (start.shard === 0) logger.info('table', { table: config.table, ...facts, pointInTimeRecovery });
+export async function runImport(config, deps) {
+  const cleanup = createCleanup();
+  try {
+    return await importSegment(config, deps, cleanup);
+  } finally {
+    cleanup.release();
   }
+}
+
+/**
+ * @param {Config} config @param {ImportDeps} deps
+ * @param {ReturnType<typeof createCleanup>} cleanup  releases what the segment opens, once, wherever it ends
+ * @returns {Promise<SegmentOutcome>}
+ */
+async function importSegment(config, { clients, logger, stopBy = Infinity, deadline = Infinity, publishMetrics = runningInLambda(), stop, abandon }, cleanup) {
+  const start = segmentStart(config);
+  const { description, facts, keys } = await checkTarget(config, clients.dynamodb, logger, start);
   const where = { jobId: start.jobId, shard: start.shard, segment: start.segment, ...sourceFields(config), table: config.table };
+  const onReopen = (/** @type {Record<string, unknown>} */ event) => logger.warn('source re-opened', { ...where, ...event });
   const store = outputStoreFor(config, clients.s3);
-  const input = await openBytes(clients.s3, config, start, (event) => logger.warn('source re-opened', { ...where, ...event }));
+  const input = await openBytes(clients.s3, config, start, onReopen);
+  cleanup.defer(input.close);
   const { source } = input;
   const { format, body, empty } = await formatOf(config, start, input.body);
   // A file of no bytes has no header and no rows: no column types to check against the table.
   if (format === 'csv' && !empty) checkKeyTypes(description, config);
   if (!input.gzip && start.byte > source.contentLength) {
-    input.close();
     throw new JobError(`the checkpoint starts at byte ${start.byte} of ${sourceWhere(config)}, which has ${source.contentLength}: it is not this file's checkpoint, or it was changed; run the job again from its start`);
   }
   const jobId = start.jobId ?? jobIdOf(config, source.etag);
-  try {
-    checkSameWriteOptions(config);
-  } catch (error) {
-    input.close();
-    throw error;
-  }
-  try {
-    await checkNotRunningElsewhere(store, config.statusPrefix, jobId, start.shard);
-    // A job named here (not a shard, not a continuation) starts now: `status` by the file's name finds it.
-    if (start.jobId === undefined) await recordLatestJob(store, config.statusPrefix, { source: sourceId(config), etag: source.etag, table: config.table, jobId, options: writeOptionsOf(config) });
-  } catch (error) {
-    input.close();
-    throw error;
-  }
-  const keys = tableKeysOf(description);
-  const stages = rowStages({ format, config, start, source, keys });
-  let header = stages.header;
-  let buildItem = stages.buildItem;
-  // spread: the ranges a previous segment carried on, or, at the start, K ranges cut from this segment's bytes.
-  let spread = start.spread;
-  /** @type {import('../records/text-encoding.js').Encoding | undefined} */
-  let spreadEncoding = start.encoding;
-  if (spread === undefined && config.spread > 1 && !input.gzip) {
-    const plan = await planSpread(body, { format, from: start.byte, line: start.line, end: source.end, ranges: config.spread, delimiter: config.delimiter, encoding: start.encoding ?? config.encoding, header, where: sourceWhere(config) }).catch((error) => {
-      input.close();
-      throw error;
-    });
-    if (header === undefined && plan.header !== undefined) {
-      header = plan.header;
-      buildItem = stages.onHeader(plan.header);
-    }
-    spreadEncoding = plan.encoding;
-    spread = { keyIds: KEY_ID_FORM, ranges: plan.ranges };
-  }
-  if (spread !== undefined) input.close();
-  const report = await startSegmentReport({ config, store, logger, start, jobId, source, totalBytes: input.gzip ? undefined : source.contentLength, header: () => (format === 'csv' ? header : ['record']), publishMetrics });
+  checkSameWriteOptions(config);
+  await checkNotRunningElsewhere(store, config.statusPrefix, jobId, start.shard);
+  // A job named here (not a shard, not a continuation) starts now: `status` by the file's name finds it.
+  if (start.jobId === undefined) await recordLatestJob(store, config.statusPrefix, { source: sourceId(config), etag: source.etag, table: config.table, jobId, options: writeOptionsOf(config) });
 
+  const stages = rowStages({ format, config, start, source, keys });
+  /** @type {RowsSoFar} */
+  const rows = { header: stages.header, buildItem: stages.buildItem };
+  const spread = await spreadRangesOf(config, start, input, body, format, rows, stages.onHeader);
+  // A spread opens a reader per range: the segment's own is not read.
+  if (spread !== undefined) input.close();
+  const report = await startSegmentReport({ config, store, logger, start, jobId, source, totalBytes: input.gzip ? undefined : source.contentLength, header: () => (format === 'csv' ? rows.header : ['record']), publishMetrics });
+  const { writer, shuffle, tooLong } = startWriting({ config, clients, start, facts, spread, report, deadline, abandon, cleanup });
+  const stopNow = () => stop?.aborted === true || tooLong();
+  try {
+    // Rows the previous segment left to write go first: they are older than any row this segment reads.
+    if (start.replay !== undefined) await writeReplay(store, start.replay, writer, keyIdReader(config));
+    const pass = (/** @type {import('../types.js').Entry} */ entry) => shuffle.add(entry);
+    const reading =
+      spread === undefined
+        ? await readRows({
+            body,
+            records: stages.records,
+            buildItem: /** @type {import('./read-rows.js').BuildItem | undefined} */ (rows.buildItem),
+            onHeader(fields) {
+              rows.header = fields;
+              return stages.onHeader(fields);
+            },
+            pass,
+            report,
+            firstByte: start.byte,
+            stopBy,
+            stopNow,
+            bytesLeft: (bytesDone) => input.gzip || start.byte + bytesDone < source.end,
+          })
+        : await readSpreadSegment({ config, clients, source, format, keys, spread, rows, onReopen, pass, report, firstByte: start.byte, stopBy, stopNow, writer });
+    await shuffle.drain();
+    await writer.flush();
+    cleanup.release();
+    const readTo = reading.bytesDone === undefined ? undefined : { byte: start.byte + reading.bytesDone, line: stages.records.linesRead(), encoding: stages.records.encoding() };
+    return await finishSegment({ config, start, jobId, store, logger, where, input, format, rows, spread, readTo, stoppedEarly: reading.stoppedEarly, writer, report, abandoned: abandon?.aborted === true });
+  } catch (error) {
+    // A failure anywhere, the rejects file's or the final status's included, leaves a failed status.
+    input.close();
+    // Stop reading, but let the calls already sent finish and be counted before failing (or, at the
+    // deadline less the reserve, give them up, so that the failed status is still written).
+    await writer.flush().catch(() => {});
+    cleanup.release();
+    await report.fail(error);
+    throw error;
+  }
+}
+
+/**
+ * The table: it exists with the keys the options name; the first segment checks its recovery (every
+ * shard, as each must refuse under requirePitr before it writes; the first one says so).
+ * @param {Config} config @param {import('@aws-sdk/client-dynamodb').DynamoDBClient} dynamodb
+ * @param {import('../types.js').Logger} logger @param {Start} start
+ */
+async function checkTarget(config, dynamodb, logger, start) {
+  const description = await checkTable(dynamodb, config);
+  const facts = tableFacts(description);
+  if (start.segment === 1) {
+    const warn = start.shard === 0 ? (/** @type {string} */ message, /** @type {Record<string, unknown>} */ fields) => logger.warn(message, fields) : () => {};
+    const pointInTimeRecovery = await checkRecoverable(dynamodb, config, facts, warn);
+    if (start.shard === 0) logger.info('table', { table: config.table, ...facts, pointInTimeRecovery });
+  }
+  return { description, facts, keys: tableKeysOf(description) };
+}
+
+/**
+ * The ranges a spread reads: those a previous segment carried on, or, at the start, `spread` ranges cut
+ * from this segment's bytes (reading the header, which `rows` then holds). None for a compressed file.
+ * @param {Config} config @param {Start} start @param {Input} input
+ * @param {Awaited<ReturnType<typeof formatOf>>['body']} body @param {import('../config/values.js').Format} format
+ * @param {RowsSoFar} rows @param {(header: string[]) => import('./read-rows.js').BuildItem} onHeader
+ * @returns {Promise<SpreadRanges | undefined>}
+ */
+async function spreadRangesOf(config, start, input, body, format, rows, onHeader) {
+  if (start.spread !== undefined) return { keyIds: start.spread.keyIds, ranges: start.spread.ranges, encoding: start.encoding };
+  if (config.spread === 1 || input.gzip) return undefined;
+  const { source } = input;
+  const plan = await planSpread(body, { format, from: start.byte, line: start.line, end: source.end, ranges: config.spread, delimiter: config.delimiter, encoding: start.encoding ?? config.encoding, header: rows.header, where: sourceWhere(config) });
+  if (rows.header === undefined && plan.header !== undefined) {
+    rows.header = plan.header;
+    rows.buildItem = onHeader(plan.header);
+  }
+  return { keyIds: KEY_ID_FORM, ranges: plan.ranges, encoding: plan.encoding };
+}
+
+/**
+ * The writer, the shuffle window in front of it, and what gives the writes up before Lambda ends the
+ * invocation: each released by the segment's cleanup.
+ * @param {{ config: Config, clients: import('../clients.js').Clients, start: Start, facts: ReturnType<typeof tableFacts>, spread: SpreadRanges | undefined,
+ *   report: Report, deadline: number, abandon: AbortSignal | undefined, cleanup: ReturnType<typeof createCleanup> }} options
+ */
+function startWriting({ config, clients, start, facts, spread, report, deadline, abandon, cleanup }) {
   // The pace starts at the table's known ceiling, or at an on-demand table's warm throughput, which it takes
   // at once (this shard's share), not where throttling would find it; an on-demand table without a maximum
   // grows past its warm throughput when pushed, and the pace probes for that.
@@ -118,7 +195,7 @@ export async function runImport(config, { clients, logger, stopBy = Infinity, de
   // Read in K places, a sorted file's rows fall on a few partitions at a time, and unevenly: the reader shifts
   // its rows to the partitions with room, which it can do only while the pace offers all the table takes.
   const unevenKeys = spread !== undefined && spread.ranges.length > 1;
-  const writer = createBatchWriter({ ...config, startRate, tableGrows, unevenKeys, client: clients.batchWrite, keyIdOf: keyIdReader(config), stats: report.stats, onReject: report.recordRejection });
+  const writer = createBatchWriter({ ...optionsOf(config, ['write']), table: config.table, startRate, tableGrows, unevenKeys, client: clients.batchWrite, keyIdOf: keyIdReader(config), stats: report.stats, onReject: report.recordRejection });
   /** @type {ReturnType<typeof createShuffleWindow<import('../types.js').Entry>>} */
   const shuffle = createShuffleWindow(config.shuffleWindow, (entry) => writer.add(entry), {
     keyOf: (entry) => entry.keyId,
@@ -134,99 +211,92 @@ export async function runImport(config, { clients, logger, stopBy = Infinity, de
     writer.abandon();
     clients.batchWrite.destroy();
   };
-  const giveUp = deadline === Infinity ? undefined : setTimeout(giveUpWrites, Math.max(0, deadline - reserveMs - performance.now()));
-  abandon?.addEventListener('abort', giveUpWrites, { once: true });
-  const tooLong = drainTooLong({ deadline, reserveMs, maxWcu: config.maxWcu, stats: report.stats, queued: () => writer.queued() + shuffle.held() });
-  const { records } = stages;
-  // As it grows, it says so in its warm throughput: the pace goes there at once (this shard's share).
-  const warmWatch =
-    tableGrows && config.adaptiveConcurrency
-      ? watchWarmThroughput({ dynamodb: clients.dynamodb, table: config.table, from: facts.warmWritesPerSecond, onWarm: (units) => writer.tableWarm(units / start.shards) })
-      : undefined;
-  try {
-    // Rows the previous segment left to write go first: they are older than any row this segment reads.
-    if (start.replay !== undefined) await writeReplay(store, start.replay, writer, keyIdReader(config));
-    const reading =
-      spread === undefined
-        ? await readRows({
-            body,
-            records,
-            buildItem,
-            onHeader(fields) {
-              header = fields;
-              return stages.onHeader(fields);
-            },
-            pass: (entry) => shuffle.add(entry),
-            report,
-            firstByte: start.byte,
-            stopBy,
-            stopNow: () => stop?.aborted === true || tooLong(),
-            bytesLeft: (bytesDone) => input.gzip || start.byte + bytesDone < source.end,
-          })
-        : await readSpread({
-            ranges: spread.ranges,
-            end: source.end,
-            async open(range) {
-              const opened = await openBytes(clients.s3, config, { byte: range.byte, end: source.end, etag: source.etag, gzip: false }, (event) => logger.warn('source re-opened', { ...where, ...event }));
-              const { records: reader } = rowStages({ format, config, start: { line: range.line, byte: range.byte, header, encoding: spreadEncoding }, source, keys });
-              return { records: reader, body: opened.body, close: opened.close };
-            },
-            buildItem: /** @type {import('./read-rows.js').BuildItem} */ (buildItem),
-            // Generated keys are new for every row: no two rows share one, so no order needs keeping.
-            compare: config.generateKey ? undefined : keyOrderOf(keys),
-            pass: (entry) => shuffle.add(entry),
-            report,
-            firstByte: start.byte,
-            stopBy,
-            stopNow: () => stop?.aborted === true || tooLong(),
-            pending: writer.pending,
-            settled: writer.settled,
-            // Half the rows the writer holds: a range's rows are then not queued behind a writer full of the
-            // others', and the rows of a range on a hot partition, coming back throttled, hold it back sooner
-            // (the bench's sorted seed file, spread 16: median 26.9 s against 27.5 with all of them).
-            rowsInFlight: (config.concurrency * BATCH_SIZE) / 2,
-          });
-    await shuffle.drain();
-    await writer.flush();
-    clearTimeout(giveUp);
-    abandon?.removeEventListener('abort', giveUpWrites);
-    input.close();
-    // Rows left over when the writes were given up are handed on with the checkpoint, read or not to the end.
-    const left = writer.leftOver();
-    if ((reading.stoppedEarly || left.length > 0) && header !== undefined) {
-      const at =
-        reading.bytesDone !== undefined
-          ? { handOver: /** @type {const} */ (true), byte: start.byte + reading.bytesDone, line: records.linesRead(), header, gzip: input.gzip, encoding: records.encoding(), format }
-          : { handOver: /** @type {const} */ (true), ...firstUnfinished(/** @type {import('../state/checkpoint.js').Spread} */ (spread).ranges), header, gzip: false, encoding: spreadEncoding, format, spread };
-      if (left.length === 0) return await report.finish(at);
-      const key = replayKey(config.statusPrefix, jobId, start.shard, start.segment, newRunName());
-      await store.putJson(key, left);
-      const reason = abandon?.aborted ? 'the writes going on were given up (a second Ctrl-C)' : 'the writes going on did not end before the time kept for the hand-over';
-      logger.warn('writes handed over', { ...where, jobId, rows: left.length, reason });
-      return await report.finish({ ...at, replay: { key, rows: left.length } });
-    }
-    const shardsAsked = config.shards > 1 || config.bytesPerShard !== undefined;
-    const note = !input.gzip
-      ? undefined
-      : shardsAsked
-        ? `the file is ${input.compression}-compressed, which cannot be split: it ran as one shard${config.spread > 1 ? ', read in one place' : ''}`
-        : config.spread > 1
-          ? `the file is ${input.compression}-compressed, which cannot be entered mid-way: it was read in one place, not ${config.spread} (spread)`
-          : undefined;
-    return await report.finish({ handOver: false, note });
-  } catch (error) {
-    // A failure anywhere, the rejects file's or the final status's included, leaves a failed status.
-    input.close();
-    // Stop reading, but let the calls already sent finish and be counted before failing (or, at the
-    // deadline less the reserve, give them up, so that the failed status is still written).
-    await writer.flush().catch(() => {});
-    clearTimeout(giveUp);
-    abandon?.removeEventListener('abort', giveUpWrites);
-    await report.fail(error);
-    throw error;
-  } finally {
-    warmWatch?.stop();
+  if (deadline !== Infinity) {
+    const giveUp = setTimeout(giveUpWrites, Math.max(0, deadline - reserveMs - performance.now()));
+    cleanup.defer(() => clearTimeout(giveUp));
   }
+  if (abandon !== undefined) {
+    abandon.addEventListener('abort', giveUpWrites, { once: true });
+    cleanup.defer(() => abandon.removeEventListener('abort', giveUpWrites));
+  }
+  // As it grows, it says so in its warm throughput: the pace goes there at once (this shard's share).
+  if (tableGrows && config.adaptiveConcurrency) {
+    const warmWatch = watchWarmThroughput({ dynamodb: clients.dynamodb, table: config.table, from: facts.warmWritesPerSecond, onWarm: (units) => writer.tableWarm(units / start.shards) });
+    cleanup.defer(() => warmWatch.stop());
+  }
+  const tooLong = drainTooLong({ deadline, reserveMs, maxWcu: config.maxWcu, stats: report.stats, queued: () => writer.queued() + shuffle.held() });
+  return { writer, shuffle, tooLong };
+}
+
+/**
+ * A spread segment's reading: a reader per range, their rows interleaved in key order.
+ * @param {{ config: Config, clients: import('../clients.js').Clients, source: Input['source'], format: import('../config/values.js').Format,
+ *   keys: import('../write/table-check.js').TableKeys, spread: SpreadRanges, rows: RowsSoFar, onReopen: (event: Record<string, unknown>) => void,
+ *   pass: (entry: import('../types.js').Entry) => Promise<void> | undefined, report: Report, firstByte: number, stopBy: number, stopNow: () => boolean,
+ *   writer: ReturnType<typeof createBatchWriter> }} options
+ */
+function readSpreadSegment({ config, clients, source, format, keys, spread, rows, onReopen, pass, report, firstByte, stopBy, stopNow, writer }) {
+  return readSpread({
+    ranges: spread.ranges,
+    end: source.end,
+    async open(range) {
+      const opened = await openBytes(clients.s3, config, { byte: range.byte, end: source.end, etag: source.etag, gzip: false }, onReopen);
+      const { records } = rowStages({ format, config, start: { line: range.line, byte: range.byte, header: rows.header, encoding: spread.encoding }, source, keys });
+      return { records, body: opened.body, close: opened.close };
+    },
+    buildItem: /** @type {import('./read-rows.js').BuildItem} */ (rows.buildItem),
+    // Generated keys are new for every row: no two rows share one, so no order needs keeping.
+    compare: config.generateKey ? undefined : keyOrderOf(keys),
+    pass,
+    report,
+    firstByte,
+    stopBy,
+    stopNow,
+    pending: writer.pending,
+    settled: writer.settled,
+    // Half the rows the writer holds: a range's rows are then not queued behind a writer full of the
+    // others', and the rows of a range on a hot partition, coming back throttled, hold it back sooner.
+    rowsInFlight: (config.concurrency * BATCH_SIZE) / 2,
+  });
+}
+
+/**
+ * The segment's end: a hand-over (a checkpoint, with the rows whose writes were given up saved beside
+ * it) when it stopped before the end of its bytes or left rows unwritten, else the summary.
+ * @param {{ config: Config, start: Start, jobId: string, store: import('../state/output-store.js').OutputStore, logger: import('../types.js').Logger,
+ *   where: Record<string, unknown>, input: Input, format: import('../config/values.js').Format, rows: RowsSoFar, spread: SpreadRanges | undefined,
+ *   readTo: { byte: number, line: number, encoding: import('../config/values.js').Encoding | undefined } | undefined, stoppedEarly: boolean,
+ *   writer: ReturnType<typeof createBatchWriter>, report: Report, abandoned: boolean }} segment
+ * @returns {Promise<SegmentOutcome>}
+ */
+async function finishSegment({ config, start, jobId, store, logger, where, input, format, rows, spread, readTo, stoppedEarly, writer, report, abandoned }) {
+  const { header } = rows;
+  // Rows left over when the writes were given up are handed on with the checkpoint, read or not to the end.
+  const left = writer.leftOver();
+  if ((stoppedEarly || left.length > 0) && header !== undefined) {
+    const at =
+      readTo !== undefined
+        ? { handOver: /** @type {const} */ (true), ...readTo, header, gzip: input.gzip, format }
+        : { handOver: /** @type {const} */ (true), ...firstUnfinished(/** @type {SpreadRanges} */ (spread).ranges), header, gzip: false, encoding: spread?.encoding, format, spread: spreadToCarry(/** @type {SpreadRanges} */ (spread)) };
+    if (left.length === 0) return await report.finish(at);
+    const key = replayKey(config.statusPrefix, jobId, start.shard, start.segment, newRunName());
+    await store.putJson(key, left);
+    const reason = abandoned ? 'the writes going on were given up (a second Ctrl-C)' : 'the writes going on did not end before the time kept for the hand-over';
+    logger.warn('writes handed over', { ...where, jobId, rows: left.length, reason });
+    return await report.finish({ ...at, replay: { key, rows: left.length } });
+  }
+  return await report.finish({ handOver: false, note: compressedNote(config, input) });
+}
+
+/** The spread a checkpoint carries: its ranges with their cursors, and the form of their key spans. @param {SpreadRanges} spread */
+const spreadToCarry = ({ keyIds, ranges }) => ({ keyIds, ranges });
+
+/** What the summary says of a compressed file asked to be cut or spread. @param {Config} config @param {Input} input */
+function compressedNote(config, input) {
+  if (!input.gzip) return undefined;
+  if (config.shards > 1 || config.bytesPerShard !== undefined) return `the file is ${input.compression}-compressed, which cannot be split: it ran as one shard${config.spread > 1 ? ', read in one place' : ''}`;
+  if (config.spread > 1) return `the file is ${input.compression}-compressed, which cannot be entered mid-way: it was read in one place, not ${config.spread} (spread)`;
+  return undefined;
 }
 
 /**
