@@ -1,7 +1,7 @@
 /**
  * CSV records to DynamoDB items. The header names the attributes; each column gets its type once, so
  * the per-row path is one loop that writes the item's wire JSON directly: no AttributeValue objects,
- * no generic marshalling, no JSON.stringify of a tree (together 0.4 s of CPU per 100,000 rows).
+ * no generic marshalling, no JSON.stringify of a tree (docs/design/items.md has the figures).
  */
 import { v5 as uuidv5 } from 'uuid';
 import { RowError } from '../errors.js';
@@ -75,15 +75,13 @@ export function createItemBuilder(header, config, source, { sized = false, json:
   // A sized item's bytes are added up as its S, N and BOOL members are written (the JSON is not read
   // again); a file with other types is sized from its JSON.
   const sizeMembers = sized && types.every((type) => type === 'S' || type === 'N' || type === 'BOOL');
-  // Joining the pieces is most of what building costs (about 0.5 s of CPU per 1,000,000 rows of 10 columns).
+  // Joining the pieces is most of what building costs: skipped where nothing reads the JSON.
   const assemble = wantJson || !sizeMembers;
   const nameBytes = names.map((name) => Buffer.byteLength(name));
   const generatedKeyBytes = Buffer.byteLength(config.keyColumn) + 36;
 
-  // The item's JSON is assembled from its pieces with one join, which makes a flat string: about 400
-  // bytes of heap for 320 characters. Concatenation makes a rope of dozens of pieces, about 2 KB,
-  // which a row held in the shuffle window or in a call in flight keeps until it is sent. (Reading a
-  // character of the rope flattened it on Node 20; Node 22's optimized code drops that read.)
+  // The item's JSON is assembled from its pieces with one join, which makes a flat string; concatenation
+  // would make a rope five times its size, held as long as the row is (docs/design/items.md).
   /** @type {string[]} */
   const pieces = [];
   // A delete writes the key only: the other columns are not read, nor checked.

@@ -4,9 +4,7 @@
  * partitions (the hot-key remedy of the seed article). The window reorders keys, never the versions of
  * one key: a row whose key is already held replaces the held row (which a sequential import would have
  * overwritten) and the older one is counted as collapsed, so the rows of a key leave in file order.
- * Memory grows with the window: a held row of about 200 bytes takes about 1 KB of heap (its item JSON,
- * one flat string, and its fields for the rejects file), and V8 lets the heap grow to two or three times
- * what is live before it collects.
+ * Memory grows with the window, about 1 KB of heap for a row of 200 bytes (docs/design/items.md).
  */
 
 /**

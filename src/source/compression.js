@@ -7,8 +7,7 @@
  * zstd is read by fzstd on every Node.js, not by Node 22's zlib: on 22.20, createZstdDecompress stops after
  * a file's first frame (files written in parts, or by multi-threaded zstd, hold several) and ends without
  * an error on a file cut short, so rows would be lost without a word. fzstd reads every frame and fails on
- * a cut file; it decompressed a 57 MB CSV in about twice the time (200-300 ms against 105-140), far
- * quicker than the rows can be written.
+ * a cut file, fast enough (docs/design/items.md).
  */
 import { Decompress } from 'fzstd';
 import { createGunzip } from 'node:zlib';
