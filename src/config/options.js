@@ -50,7 +50,7 @@ export const OPTIONS = /** @type {const} */ ([
   { name: 'versionId', group: 'source', flag: '--version-id', value: 'id', parse: optionalString, help: 'the S3 object version to import (versioned buckets; an S3 event names it)' },
   { name: 'etag', group: 'source', parse: optional(etag), help: 'the object version to import, by its ETag (an S3 event names it): another fails' },
   { name: 'readIdleTimeoutMs', group: 'source', env: 'READ_IDLE_TIMEOUT_MS', flag: '--read-idle-timeout-ms', value: 'ms', fallback: 10_000, parse: integerIn(100, 600_000), help: 'an S3 read that sends nothing for this long is re-opened' },
-  { name: 'maxReopens', group: 'source', env: 'MAX_REOPENS', fallback: 5, parse: integerIn(0, 100), help: 'S3 re-opens in a row without progress before the import fails' },
+  { name: 'maxReopens', group: 'source', env: 'MAX_REOPENS', flag: '--max-reopens', value: 'n', fallback: 5, parse: integerIn(0, 100), help: 'S3 re-opens in a row without progress before the import fails' },
 
   // Where they go.
   { name: 'table', group: 'target', env: 'TABLE_NAME', flag: '--table', value: 'name', parse: tableName, help: 'the DynamoDB table to write to (it must exist)' },
