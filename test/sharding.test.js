@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { startCapacityModel } from '../bench/capacity-model.js';
 import { handler } from '../src/handler.js';
 import { MAX_SHARDS, resolveConfig } from '../src/config/index.js';
-import { planJob, shardCountFor, shardPayloads } from '../src/dispatch/fan-out.js';
+import { planJob, shardCountFor, shardPayloads } from '../src/plan/job-plan.js';
 import { readJobStatus } from '../src/state/job-status.js';
 import { bucketStore } from '../src/state/output-store.js';
 import { WCU_CAP_DEPTH_SECONDS } from '../src/write/pace.js';

@@ -9,7 +9,7 @@ import { parse } from 'acorn';
 const root = fileURLToPath(new URL('..', import.meta.url));
 
 /**
- * @typedef {{ file: string, name: string, line: number, lines: number, ownLines: number }} FunctionLength
+ * @typedef {{ file: string, name: string, line: number, endLine: number, lines: number, ownLines: number }} FunctionLength
  */
 
 /** @param {string} dir @returns {string[]} */
@@ -37,7 +37,7 @@ function nameOf(node, parent) {
 /**
  * Every function of one source file with its own lines of code.
  * @param {string} text
- * @returns {{ name: string, line: number, lines: number, ownLines: number }[]}
+ * @returns {{ name: string, line: number, endLine: number, lines: number, ownLines: number }[]}
  */
 export function functionLengths(text) {
   const codeLines = new Set();
@@ -51,7 +51,7 @@ export function functionLengths(text) {
     const trimmed = content.trim();
     if (trimmed !== '' && !(commentLines.has(line) && /^(\/\/|\/\*|\*)/.test(trimmed))) codeLines.add(line);
   });
-  const results = /** @type {{ name: string, line: number, lines: number, ownLines: number }[]} */ ([]);
+  const results = /** @type {{ name: string, line: number, endLine: number, lines: number, ownLines: number }[]} */ ([]);
 
   /** @param {any} node @param {any} parent @returns {number[]} the code lines of the functions directly inside */
   function visit(node, parent) {
@@ -68,7 +68,7 @@ export function functionLengths(text) {
     for (const line of nested) if (line !== node.loc.start.line && line !== node.loc.end.line) own.delete(line);
     const mine = [];
     for (let line = node.loc.start.line; line <= node.loc.end.line; line++) if (codeLines.has(line)) mine.push(line);
-    results.push({ name: nameOf(node, parent), line: node.loc.start.line, lines: mine.length, ownLines: own.size });
+    results.push({ name: nameOf(node, parent), line: node.loc.start.line, endLine: node.loc.end.line, lines: mine.length, ownLines: own.size });
     return mine;
   }
   visit(ast, null);

@@ -1,0 +1,239 @@
+/**
+ * A job's plan: its objects and the shards they are cut into (on record boundaries), made once and kept
+ * in the output store, so that a run of the same job goes on with the shards an earlier run planned.
+ * A job over many objects (a prefix, an export) has one shard per object, or more for a large
+ * uncompressed one (bytesPerShard). Each shard's payload carries its range and its share of maxWcu.
+ */
+import { isCollection, MAX_SHARDS } from '../config/index.js';
+import { ConfigError } from '../errors.js';
+import { jobIdOf } from '../state/checkpoint.js';
+import { readJobStatus } from '../state/job-status.js';
+import { planKey } from '../state/object-keys.js';
+import { openRawSource } from '../source/open-bytes.js';
+import { sourceFields, sourceWhere } from '../source/source-name.js';
+import { planLineShards, planShards } from './shard-plan.js';
+import { checkHeader } from '../items/header.js';
+import { decideFormat } from '../records/format.js';
+import { compressionOf, peek } from '../source/compression.js';
+import { objectsOfJob } from '../source/job-objects.js';
+import { sourceHeaderOf } from '../records/rejects-file.js';
+
+/** @typedef {import('../config/index.js').ImportConfig} ImportConfig */
+/** @typedef {import('../state/job-status.js').JobPlan} JobPlan */
+/** @typedef {import('./shard-plan.js').ShardRange} ShardRange */
+
+/** Options of the job that do not pass on to its shards. */
+const JOB_ONLY = ['shards', 'bytesPerShard', 'checkpoint', 'shard', 'maxWcu', 'prefix', 'suffix', 'maxObjects'];
+
+/**
+ * True when the job asks to be sharded (a single object may still turn out to be one shard, see planJob).
+ * @param {Readonly<ImportConfig>} config
+ */
+export function wantsShards(config) {
+  return config.shard === undefined && config.checkpoint === undefined && (isCollection(config) || config.shards > 1 || config.bytesPerShard !== undefined);
+}
+
+/**
+ * The job's plan: the one in the bucket if a run of this object version (or these objects) made one, else
+ * a new one. Undefined when a single file is small enough for one shard (bytesPerShard) or compressed,
+ * and no plan exists.
+ * @param {Readonly<ImportConfig>} config
+ * @param {import('@aws-sdk/client-s3').S3Client} s3
+ * @param {import('../state/output-store.js').OutputStore} store
+ * @returns {Promise<JobPlan | undefined>}
+ */
+export async function planJob(config, s3, store) {
+  if (isCollection(config)) return planCollection(config, s3, store);
+  const where = sourceWhere(config);
+  const source = await openRawSource(s3, config, { etag: config.etag });
+  const jobId = jobIdOf(config, source.etag);
+  const existing = await planToKeep(config, store, jobId);
+  const { wanted, capped } = shardCountFor(config, source.contentLength);
+  if (existing !== undefined || wanted <= 1) {
+    source.body.destroy();
+    return existing;
+  }
+  // A compressed file cannot be cut: the job runs as one import, whose summary says so.
+  const cut = await cutObject(source.body, { config, key: config.key ?? config.file ?? '', bytes: source.contentLength, shards: wanted, where });
+  if (cut === undefined) return undefined;
+  const note = [capped, cut.note].filter((part) => part !== undefined).join('; ');
+  /** @type {JobPlan} */
+  const plan = {
+    jobId,
+    ...sourceFields(config),
+    etag: source.etag,
+    bytes: source.contentLength,
+    header: cut.header ?? [],
+    encoding: cut.encoding,
+    ...(cut.format === 'csv' ? {} : { format: cut.format }),
+    shards: cut.shards,
+    options: planOptionsOf(config),
+    createdAt: new Date().toISOString(),
+    ...(note === '' ? {} : { note }),
+  };
+  await store.putJson(planKey(config.statusPrefix, jobId), plan);
+  return plan;
+}
+
+/**
+ * The plan a run of this job left, if this run goes on with it (keepPlan).
+ * @param {Readonly<ImportConfig>} config @param {import('../state/output-store.js').OutputStore} store @param {string} jobId
+ * @returns {Promise<JobPlan | undefined>}
+ */
+async function planToKeep(config, store, jobId) {
+  /** @type {JobPlan | undefined} */
+  const existing = await store.getJson(planKey(config.statusPrefix, jobId));
+  return existing !== undefined && (await keepPlan(existing, config, store)) ? existing : undefined;
+}
+
+/**
+ * Cuts one object into ranges on record boundaries: a CSV object after its header (checked here, as a
+ * segment checks it: a file of a header and no rows has no shard to do so), a JSON one after any LF.
+ * Undefined for a compressed object, which cannot be entered mid-way.
+ * @param {import('node:stream').Readable} raw  the object as stored, from byte 0
+ * @param {{ config: Readonly<ImportConfig>, key: string, bytes: number, shards: number, where: string }} options
+ * @returns {Promise<{ format: import('../config/index.js').Format, shards: ShardRange[], header?: string[], encoding?: import('../records/text-encoding.js').Encoding, note?: string } | undefined>}
+ */
+async function cutObject(raw, { config, key, bytes, shards, where }) {
+  const { first, body } = await peek(raw, 4);
+  if (compressionOf(first) !== undefined) {
+    body.destroy();
+    return undefined;
+  }
+  const format = decideFormat(config.format, key, first);
+  if (format !== 'csv' && !config.fromRejects) return { format, ...(await planLineShards(body, { bytes, shards, where })) };
+  const planned = await planShards(body, { bytes, shards, delimiter: config.delimiter, encoding: config.encoding, where });
+  // A rejects file's shards carry its source's header, as its segments read it (records/rejects-file.js).
+  const header = config.fromRejects ? sourceHeaderOf(planned.header.map((name) => name.trim()), where) : planned.header;
+  if (format === 'csv') checkHeader(header.map((name) => name.trim()), config);
+  return { format, shards: planned.shards, header, encoding: planned.encoding, ...(planned.note === undefined ? {} : { note: planned.note }) };
+}
+
+/**
+ * The plan of a job over many objects: one shard per object, from its start (it reads its own header and
+ * decides its own format and compression), or more for an uncompressed object past bytesPerShard.
+ * @param {Readonly<ImportConfig>} config
+ * @param {import('@aws-sdk/client-s3').S3Client} s3
+ * @param {import('../state/output-store.js').OutputStore} store
+ * @returns {Promise<JobPlan>}
+ */
+async function planCollection(config, s3, store) {
+  const found = await objectsOfJob(s3, config);
+  const jobId = jobIdOf(config, found.version);
+  const existing = await planToKeep(config, store, jobId);
+  if (existing !== undefined) return existing;
+  /** @type {ShardRange[]} */
+  const shards = [];
+  const notes = [...found.notes];
+  for (const object of found.objects) {
+    const wanted = config.bytesPerShard === undefined ? 1 : Math.ceil(object.bytes / config.bytesPerShard);
+    // An export's data files are DynamoDB JSON, whatever their names say and however little they hold.
+    const whole = { key: object.key, etag: object.etag, start: 0, end: object.bytes, line: 0, ...(found.export !== undefined && config.format === 'auto' ? { format: /** @type {const} */ ('dynamodb-json') } : {}) };
+    if (wanted <= 1) {
+      shards.push({ index: shards.length, ...whole });
+      continue;
+    }
+    const ofObject = { ...config, key: object.key, versionId: undefined };
+    const source = await openRawSource(s3, ofObject, { etag: object.etag });
+    const cut = await cutObject(source.body, { config, key: object.key, bytes: object.bytes, shards: wanted, where: sourceWhere(ofObject) });
+    if (cut === undefined) {
+      shards.push({ index: shards.length, ...whole });
+      continue;
+    }
+    for (const range of cut.shards) {
+      // A range after the object's start carries what its start says: a CSV object's header and encoding (a JSON one's header is empty).
+      const after = range.start === 0 ? {} : { header: cut.header ?? [], ...(cut.encoding === undefined ? {} : { encoding: cut.encoding }) };
+      shards.push({ ...range, index: shards.length, key: object.key, etag: object.etag, format: cut.format, ...after });
+    }
+  }
+  if (shards.length > MAX_SHARDS) {
+    throw new ConfigError('bytesPerShard', config.bytesPerShard, `cuts the job's ${found.objects.length} objects into ${shards.length} shards; a job has at most ${MAX_SHARDS}: raise bytesPerShard`);
+  }
+  /** @type {JobPlan} */
+  const plan = {
+    jobId,
+    ...sourceFields(config),
+    etag: found.version,
+    bytes: found.objects.reduce((sum, object) => sum + object.bytes, 0),
+    header: [],
+    objects: found.objects.length,
+    ...(found.export === undefined ? {} : { export: found.export }),
+    shards,
+    options: planOptionsOf(config),
+    createdAt: new Date().toISOString(),
+    ...(notes.length === 0 ? {} : { note: notes.join('; ') }),
+  };
+  await store.putJson(planKey(config.statusPrefix, jobId), plan);
+  return plan;
+}
+
+/**
+ * How many shards a job of this size gets: `shards`, or one per `bytesPerShard`, at most MAX_SHARDS (each
+ * shard is a concurrent invocation: bytesPerShard on a huge file must not ask for tens of thousands).
+ * @param {Pick<ImportConfig, 'shards' | 'bytesPerShard'>} config @param {number} bytes
+ * @returns {{ wanted: number, capped?: string }}
+ */
+export function shardCountFor(config, bytes) {
+  const asked = config.shards > 1 ? config.shards : Math.ceil(bytes / (config.bytesPerShard ?? Infinity));
+  if (asked <= MAX_SHARDS) return { wanted: asked };
+  return { wanted: MAX_SHARDS, capped: `bytesPerShard ${config.bytesPerShard} asks for ${asked} shards; a job has at most ${MAX_SHARDS}` };
+}
+
+/** The options a plan is cut by: a run that asks for others needs another plan. @param {Readonly<ImportConfig>} config */
+const planOptionsOf = (config) => ({ delimiter: config.delimiter, encoding: config.encoding, shards: config.shards, bytesPerShard: config.bytesPerShard ?? null });
+
+/**
+ * Whether a run goes on with the plan an earlier run of this job left: yes when it asks for the same
+ * options; when it asks for others, the job is planned anew if none of its shards has started (a plan
+ * cut with a wrong delimiter fails every shard before its first write), and refused otherwise.
+ * @param {JobPlan} plan @param {Readonly<ImportConfig>} config @param {import('../state/output-store.js').OutputStore} store
+ */
+async function keepPlan(plan, config, store) {
+  const wanted = planOptionsOf(config);
+  const changed = plan.options === undefined ? [] : /** @type {Array<keyof typeof wanted>} */ (Object.keys(wanted)).filter((name) => plan.options?.[name] !== wanted[name]);
+  if (changed.length === 0) return true;
+  const status = await readJobStatus(store, config.statusPrefix, plan.jobId, plan);
+  const started = status?.shards.filter((shard) => shard.state === 'done' || shard.state === 'running' || (shard.written ?? 0) > 0).length ?? 0;
+  if (started === 0) return false;
+  const option = changed[0];
+  throw new ConfigError(
+    option,
+    wanted[option],
+    `job ${plan.jobId} was planned with ${option} ${JSON.stringify(plan.options?.[option])} and ${started} of its ${plan.shards.length} shards have started; run it again with ${option} ${JSON.stringify(plan.options?.[option])}, or delete ${store.where(planKey(config.statusPrefix, plan.jobId))} to plan it anew (rows already written are written again)`,
+  );
+}
+
+/**
+ * The payload of each shard, from the job's payload: the job's WCU cap (from the payload or MAX_WCU) is
+ * shared between the shards, and each shard carries its share, so that none reads the whole cap from
+ * the environment.
+ * @param {Record<string, unknown>} payload
+ * @param {JobPlan} plan
+ * @param {number | undefined} maxWcu  the job's cap
+ * @param {number} [atOnce]  shards that run at the same time (default: all)
+ * @returns {Array<Record<string, unknown>>}
+ */
+export function shardPayloads(payload, plan, maxWcu, atOnce = plan.shards.length) {
+  const common = Object.fromEntries(Object.entries(payload).filter(([name]) => !JOB_ONLY.includes(name)));
+  const count = plan.shards.length;
+  const share = maxWcu === undefined ? undefined : Math.max(1, Math.floor(maxWcu / Math.min(count, atOnce)));
+  return plan.shards.map((range) => {
+    // A range after its object's start carries the header read there (its own, in a job over many objects);
+    // a range from the start reads its own. A shard of a job over many names its object.
+    const header = range.start > 0 ? (range.header ?? plan.header) : undefined;
+    const encoding = range.encoding ?? plan.encoding;
+    const format = range.format ?? plan.format;
+    return {
+      ...common,
+      ...(range.key === undefined ? {} : { key: range.key }),
+      ...(share === undefined ? {} : { maxWcu: share }),
+      shard: {
+        jobId: plan.jobId, etag: range.etag ?? plan.etag, index: range.index, count, start: range.start, end: range.end, line: range.line,
+        ...(header === undefined ? {} : { header }),
+        ...(encoding === undefined ? {} : { encoding }),
+        ...(format === undefined ? {} : { format }),
+      },
+    };
+  });
+}
+
