@@ -16,7 +16,7 @@ import { wantsShards } from './plan/job-plan.js';
 import { runOncePerPayload } from './dispatch/idempotency.js';
 import { markShardFailed } from './state/job-status.js';
 import { outputStoreFor } from './state/output-store.js';
-import { runImport } from './segment/import-segment.js';
+import { runSegment } from './segment/run-segment.js';
 import { runDryRun } from './dry-run/dry-run.js';
 import { logger } from './observe/logger.js';
 
@@ -64,9 +64,7 @@ export async function runJob(payload, config, context, { log = logger, stop, aba
   }
   let current = config;
   for (;;) {
-    const remaining = context?.getRemainingTimeInMillis?.();
-    const deadline = remaining === undefined ? Infinity : performance.now() + remaining;
-    const outcome = await runImport(current, { clients, logger: log, stopBy: stopTime(current, context), deadline, stop, abandon });
+    const outcome = await runSegment(current, { clients, logger: log, context, stop, abandon });
     if (outcome.done) return outcome.summary;
     if (stop?.aborted) return { stopped: true, checkpoint: outcome.checkpoint };
     const next = { ...payload, checkpoint: outcome.checkpoint };
@@ -83,20 +81,6 @@ export async function runJob(payload, config, context, { log = logger, stop, aba
     }
     current = resolveConfig(next, process.env);
   }
-}
-
-/**
- * When this invocation stops reading: after segmentMs, or when the Lambda's remaining time falls to
- * timeMarginMs (time to drain the writes in flight and invoke the continuation), whichever comes first.
- * @param {import('./config/index.js').ImportConfig} config
- * @param {InvocationContext | undefined} context
- */
-function stopTime(config, context) {
-  const now = performance.now();
-  const bySegment = config.segmentMs === undefined ? Infinity : now + config.segmentMs;
-  const remaining = context?.getRemainingTimeInMillis?.();
-  const byLambda = remaining === undefined ? Infinity : now + remaining - config.timeMarginMs;
-  return Math.min(bySegment, byLambda);
 }
 
 /**
