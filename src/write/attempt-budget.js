@@ -7,15 +7,12 @@
  * refuse everything for a moment while it still writes every second.
  *
  * A spread import's backoff follows the same line (`contended`). Its rows fall on a few partitions at a
- * time by design, and a hot stretch is the reader's to relieve (it holds the ranges whose rows wait): a
- * batch refused while the import writes is contending for capacity the table has, and its backoff's step
- * stops at CONTENTION_STEP (a ceiling of 16 x the base, 400 ms by default) plus one for each attempt the
- * budget counts, so that rows a hot partition kept refusing are not left asleep for seconds after it has
- * room. They were: refused six to eight times in a row while their partition was full, its last rows
- * backed off under ceilings up to 3.2 s, and the import's end came up to 1.7 s late. The rows a spread
- * import may have on their way are bounded by its ranges' shares, so these quicker retries are too (the
- * bench's sorted file: throttled calls 1,865-1,930 against 1,716-1,946). Other imports double the backoff
- * on every attempt, as before: a hot partition that is not relieved by the reader is better left alone.
+ * time by design, and a hot stretch is the reader's to relieve: a batch refused while the import writes
+ * is contending for capacity the table has, so its backoff's step stops at CONTENTION_STEP (a ceiling of
+ * 16 x the base, 400 ms by default) plus one for each attempt the budget counts, and rows a hot
+ * partition kept refusing are not left asleep after it has room. Other imports double the backoff on
+ * every attempt: a hot partition the reader does not relieve is better left alone. The runs behind
+ * this: docs/design/pace.md.
  */
 
 /** The largest backoff step while the import writes (spread): a ceiling of 2^4 = 16 x the base. */

@@ -1,7 +1,7 @@
 /**
  * BatchWriteItem calls over keep-alive HTTP, signed with Signature Version 4 here rather than sent
  * through the SDK's middleware stack: the stack (endpoint rules, retry strategy, user agent, schema
- * walk, signer) cost about 2 s of CPU per 100,000 rows, a third of the import. The SDK still resolves
+ * walk, signer) cost a third of the import's CPU (bench/README.md). The SDK still resolves
  * the credentials and the endpoint, and sends every other call. test/batch-write-client.test.js checks
  * the signature against the SDK's own signer. As the SDK does, an answer whose body does not match its
  * x-amz-crc32 header is retried rather than believed (a damaged "nothing unprocessed" would lose rows),
@@ -45,74 +45,17 @@ const CLOCK_SKEW_MS = 5 * 60 * 1000;
  * @returns {BatchWriteClient}
  */
 export function createBatchWriteClient({ endpoint, region, credentials, requestTimeoutMs, maxSockets, clock = {} }) {
-  /** @type {Promise<{ request: typeof http.request, agent: http.Agent, hostname: string, port: string, path: string, host: string, url: URL }> | undefined} */
+  /** @type {Promise<Target> | undefined} */
   let target;
-  const connect = () =>
-    (target ??= (async () => {
-      const url = typeof endpoint === 'function' ? await endpoint() : endpoint;
-      const secure = url.protocol === 'https:';
-      return {
-        request: secure ? https.request : http.request,
-        agent: secure ? new https.Agent({ keepAlive: true, maxSockets }) : new http.Agent({ keepAlive: true, maxSockets }),
-        hostname: url.hostname,
-        port: url.port,
-        path: url.pathname,
-        host: url.host,
-        url,
-      };
-    })());
+  const connect = () => (target ??= resolveTarget(endpoint, maxSockets));
   const signingKeys = createSigningKeyCache();
-
-  /**
-   * @param {Awaited<ReturnType<typeof connect>>} to
-   * @param {Record<string, string | number>} headers
-   * @param {Buffer} payload
-   * @returns {Promise<BatchWriteOutput>}
-   */
-  function send(to, headers, payload) {
-    return new Promise((resolve, reject) => {
-      const call = to.request({ agent: to.agent, hostname: to.hostname, port: to.port, path: to.path, method: 'POST', headers }, (response) => {
-        /** @type {Buffer[]} */
-        const chunks = [];
-        response.on('data', (chunk) => chunks.push(chunk));
-        response.on('error', reject);
-        response.on('end', () => {
-          const bytes = Buffer.concat(chunks);
-          const text = bytes.toString('utf8');
-          const status = response.statusCode ?? 0;
-          const requestId = /** @type {string | undefined} */ (response.headers['x-amzn-requestid']);
-          const clockCorrected = correctClock(clock, response.headers.date);
-          const checksum = response.headers['x-amz-crc32'];
-          if (checksum !== undefined && crc32(bytes) !== Number(checksum)) {
-            return reject(new DynamoDBCallError('CRC32CheckFailed', `BatchWriteItem answered ${status} with a body that does not match its x-amz-crc32 header (${bytes.length} bytes)`, status, requestId, true));
-          }
-          if (status !== 200) {
-            const error = answeredError(status, text, requestId);
-            // Refused for a clock that is off (Signature expired): signed again with the server's time, it goes through.
-            if (clockCorrected) error.$retryable = {};
-            return reject(error);
-          }
-          try {
-            resolve(JSON.parse(text));
-          } catch {
-            // A body cut short on the way: a put is idempotent, so the call is retried.
-            reject(new DynamoDBCallError('MalformedResponse', `BatchWriteItem answered 200 with a body that is not JSON (${text.length} bytes)`, status, requestId, true));
-          }
-        });
-      });
-      call.setTimeout(requestTimeoutMs, () => call.destroy(new DynamoDBCallError('TimeoutError', `no answer to BatchWriteItem within requestTimeoutMs (${requestTimeoutMs} ms)`, undefined, undefined)));
-      call.on('error', reject);
-      call.end(payload);
-    });
-  }
-
   return {
     async batchWrite(body) {
       const to = await connect();
       const payload = Buffer.from(body, 'utf8');
       const now = new Date(Date.now() + (clock.systemClockOffset ?? 0));
       const headers = signedHeaders({ host: to.host, path: to.path, region, payload, credentials: await credentials(), now, signingKeys });
-      return send(to, headers, payload);
+      return post(to, headers, payload, requestTimeoutMs, clock);
     },
     endpoint: async () => (await connect()).url,
     /** Closes every connection, ending the calls on them; a later call opens new ones. */
@@ -122,6 +65,81 @@ export function createBatchWriteClient({ endpoint, region, credentials, requestT
       closing?.then((to) => to.agent.destroy(), () => {});
     },
   };
+}
+
+/**
+ * Where the calls go, with a keep-alive agent of its own.
+ * @typedef {{ request: typeof http.request, agent: http.Agent, hostname: string, port: string, path: string, host: string, url: URL }} Target
+ */
+
+/** @param {URL | (() => Promise<URL>)} endpoint @param {number} maxSockets @returns {Promise<Target>} */
+async function resolveTarget(endpoint, maxSockets) {
+  const url = typeof endpoint === 'function' ? await endpoint() : endpoint;
+  const secure = url.protocol === 'https:';
+  return {
+    request: secure ? https.request : http.request,
+    agent: secure ? new https.Agent({ keepAlive: true, maxSockets }) : new http.Agent({ keepAlive: true, maxSockets }),
+    hostname: url.hostname,
+    port: url.port,
+    path: url.pathname,
+    host: url.host,
+    url,
+  };
+}
+
+/**
+ * Sends one signed call and reads its answer.
+ * @param {Target} to @param {Record<string, string | number>} headers @param {Buffer} payload
+ * @param {number} requestTimeoutMs @param {{ systemClockOffset?: number }} clock
+ * @returns {Promise<BatchWriteOutput>}
+ */
+function post(to, headers, payload, requestTimeoutMs, clock) {
+  return new Promise((resolve, reject) => {
+    const call = to.request({ agent: to.agent, hostname: to.hostname, port: to.port, path: to.path, method: 'POST', headers }, (response) => {
+      /** @type {Buffer[]} */
+      const chunks = [];
+      response.on('data', (chunk) => chunks.push(chunk));
+      response.on('error', reject);
+      response.on('end', () => {
+        try {
+          resolve(answerOf(response, Buffer.concat(chunks), clock));
+        } catch (error) {
+          reject(error);
+        }
+      });
+    });
+    call.setTimeout(requestTimeoutMs, () => call.destroy(new DynamoDBCallError('TimeoutError', `no answer to BatchWriteItem within requestTimeoutMs (${requestTimeoutMs} ms)`, undefined, undefined)));
+    call.on('error', reject);
+    call.end(payload);
+  });
+}
+
+/**
+ * A whole answer: its output, or the error it stands for. A body that does not match its x-amz-crc32, or
+ * a 200 whose body is not JSON (cut short on the way), is retryable: a put is idempotent.
+ * @param {http.IncomingMessage} response @param {Buffer} bytes @param {{ systemClockOffset?: number }} clock
+ * @returns {BatchWriteOutput}
+ */
+function answerOf(response, bytes, clock) {
+  const text = bytes.toString('utf8');
+  const status = response.statusCode ?? 0;
+  const requestId = /** @type {string | undefined} */ (response.headers['x-amzn-requestid']);
+  const clockCorrected = correctClock(clock, response.headers.date);
+  const checksum = response.headers['x-amz-crc32'];
+  if (checksum !== undefined && crc32(bytes) !== Number(checksum)) {
+    throw new DynamoDBCallError('CRC32CheckFailed', `BatchWriteItem answered ${status} with a body that does not match its x-amz-crc32 header (${bytes.length} bytes)`, status, requestId, true);
+  }
+  if (status !== 200) {
+    const error = answeredError(status, text, requestId);
+    // Refused for a clock that is off (Signature expired): signed again with the server's time, it goes through.
+    if (clockCorrected) error.$retryable = {};
+    throw error;
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new DynamoDBCallError('MalformedResponse', `BatchWriteItem answered 200 with a body that is not JSON (${text.length} bytes)`, status, requestId, true);
+  }
 }
 
 /**

@@ -11,9 +11,11 @@
  *
  * The reader is held back by the rows outstanding (on the wire, waiting for a slot, or backing off), at
  * most `concurrency` calls' worth, so memory stays bounded whatever the window does. They are counted in
- * rows, not batches: a batch re-driving the few rows a hot partition refused holds a few rows, and
- * counted as a whole batch, a window's worth of such remnants backing off held the reader while the
- * table had room (a spread import, whose hot stretches refuse rows by design, lost 2 s in 28 to it).
+ * rows, not batches: a window's worth of batches re-driving the few rows a hot partition refused would
+ * otherwise hold the reader while the table has room (measured: docs/design/pace.md).
+ *
+ * Whoever waits on the writer waits on a signal (signal.js): the reader for room (a batch ended, or rows
+ * were written), a read loop for a row to settle, a flush for the writes to be abandoned.
  *
  * A segment whose time runs out before its writes end abandons them (`abandon`): the rows not yet
  * written or rejected are handed to the next segment, and nothing the abandoned calls do is counted.
@@ -23,6 +25,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { countRejection } from '../observe/counters.js';
 import { supersede } from '../items/superseded.js';
 import { createBatchSender } from './send-batch.js';
+import { createSignal } from './signal.js';
 import { createWriteWindow } from './window.js';
 
 export const BATCH_SIZE = 25;
@@ -58,131 +61,57 @@ export const itemsPerCall = (maxWcu) => (maxWcu === undefined ? BATCH_SIZE : Mat
 
 /** @param {BatchWriterOptions} options */
 export function createBatchWriter(options) {
-  const { concurrency, stats, onReject } = options;
-  const limit = pLimit(concurrency);
-  const window = createWriteWindow({
-    limit,
-    adaptive: options.adaptiveConcurrency ?? false,
-    floor: Math.min(options.minConcurrency ?? 1, concurrency),
-    ceiling: concurrency,
-    onChange: (size) => (stats.window = size),
-  });
-  stats.window = limit.concurrency;
+  const { concurrency, stats } = options;
+  const { limit, window } = createWindow(options);
   /** The first fatal error: it stops the import, and the summary counts what it left unwritten. @type {unknown} */
   let fatal;
-  /** Rows added and not yet written, rejected or collapsed: what an abandoned segment hands on. @type {Set<Entry>} */
-  const unsettled = new Set();
   let abandoned = false;
-  /** @type {() => void} */
-  let letGo = () => {};
-  /** Resolves the promise `settled` gave out, if any. @type {(() => void) | undefined} */
-  let settledWaiter;
-  /** @type {Promise<void> | undefined} */
-  let settling;
-  function tellSettled() {
-    const waiter = settledWaiter;
-    settledWaiter = undefined;
-    settling = undefined;
-    waiter?.();
-  }
-  /** Settles when the writes are abandoned, so that a flush stops waiting. @type {Promise<void>} */
-  const abandoning = new Promise((resolve) => (letGo = () => resolve(undefined)));
+  const stopped = () => abandoned || fatal !== undefined;
+  const roomSignal = createSignal();
+  const settleSignal = createSignal();
+  const letGoSignal = createSignal();
+  const rows = createUnsettledRows(stats, options.onReject);
+  /** A row was written, rejected or collapsed. @param {Entry} entry */
+  const settle = (entry) => {
+    rows.settle(entry);
+    settleSignal.fire();
+  };
+  /** A batch ended, or the writes were given up: a reader waiting for room or for rows to settle looks again. */
+  const wakeWaiters = () => {
+    roomSignal.fire();
+    settleSignal.fire();
+  };
+  const batch = createBatch(itemsPerCall(options.maxWcu), stats, settle);
+  /** Whether the rows outstanding (sent, or in batches waiting to be) fill the calls the writer may hold. */
+  const full = () => rows.size() - batch.size() >= concurrency * BATCH_SIZE;
   const sender = createBatchSender({
     ...options,
     limit,
     window,
     written(entries) {
-      for (const entry of entries) unsettled.delete(entry);
-      if (!full()) wake();
-      tellSettled();
+      for (const entry of entries) rows.settle(entry);
+      if (!full()) roomSignal.fire();
+      settleSignal.fire();
     },
     reject(entry, reason, message) {
-      unsettled.delete(entry);
-      tellSettled();
-      countRejection(stats, reason);
-      onReject({ line: entry.line, reason, message, fields: entry.fields });
-      // The row it replaced is the key's latest row now: no longer collapsed, it is written after all.
-      const earlier = entry.replaced;
-      if (earlier !== undefined) {
-        stats.duplicatesCollapsed--;
-        unsettled.add(earlier);
-        revived.set(entry, earlier);
-      }
+      settle(entry);
+      rows.rejected(entry, reason, message);
     },
     stoppedBy: () => fatal,
     abandoned: () => abandoned,
     wait: options.wait ?? sleep,
   });
-  const sendBatch = sender.send;
+  const inFlight = createBatchesInFlight(
+    (entries) => sendWithRevivals(entries, sender.send, rows.revivalsOf, stopped),
+    (error) => {
+      if (fatal === undefined) fatal = error;
+    },
+    wakeWaiters,
+  );
 
-  /** Rows to write because the row that replaced them was rejected, by that row. @type {Map<Entry, Entry>} */
-  const revived = new Map();
-  const batch = createBatch(itemsPerCall(options.maxWcu), stats, (collapsed) => {
-    unsettled.delete(collapsed);
-    tellSettled();
-  });
-
-  /**
-   * Sends a batch, then the rows its rejected rows had replaced (and theirs, if those are rejected too),
-   * before the batch counts as ended: a later batch with one of those keys waits for them.
-   * @param {Entry[]} entries
-   */
-  async function sendWithRevivals(entries) {
-    let sending = entries;
-    while (sending.length > 0) {
-      await sendBatch(sending);
-      const again = [];
-      for (const entry of sending) {
-        const earlier = revived.get(entry);
-        if (earlier === undefined) continue;
-        revived.delete(entry);
-        again.push(earlier);
-      }
-      if (abandoned || fatal !== undefined) return;
-      sending = again;
-    }
-  }
-  /** Batches dispatched and not yet written or rejected. @type {Set<Promise<void>>} */
-  const outstanding = new Set();
-  const keysInFlight = createKeysInFlight();
-  /** @type {(() => void) | undefined} */
-  let wakeReader;
-
-  function dispatch() {
-    const entries = batch.take();
-    // The file's order wins for a key: a batch that holds a key an earlier batch is still writing (or
-    // re-driving, or backing off) is sent once that batch has ended, so the older row cannot land last.
-    const earlier = keysInFlight.holders(entries);
-    const started = earlier === undefined ? sendWithRevivals(entries) : Promise.all(earlier).then(() => sendWithRevivals(entries));
-    const sending = started
-      .catch((error) => {
-        if (fatal === undefined) fatal = error;
-      })
-      .finally(() => {
-        outstanding.delete(sending);
-        keysInFlight.release(entries, sending);
-        wake();
-        tellSettled();
-      });
-    outstanding.add(sending);
-    keysInFlight.hold(entries, sending);
-  }
-
-  /** Whether the rows outstanding (sent, or in batches waiting to be) fill the calls the writer may hold. */
-  const full = () => unsettled.size - batch.size() >= concurrency * BATCH_SIZE;
-
-  /** Lets a reader waiting for room go on (it looks again whether there is room). */
-  function wake() {
-    const waiting = wakeReader;
-    wakeReader = undefined;
-    waiting?.();
-  }
-
-  /** @returns {Promise<void>} */
+  /** Resolves when there is room for more rows (or the writes stopped); rejects with a fatal error. @returns {Promise<void>} */
   function room() {
-    return new Promise((resolve) => {
-      wakeReader = () => resolve(undefined);
-    }).then(() => (abandoned ? undefined : fatal !== undefined ? Promise.reject(fatal) : full() ? room() : undefined));
+    return roomSignal.next().then(() => (abandoned ? undefined : fatal !== undefined ? Promise.reject(fatal) : full() ? room() : undefined));
   }
 
   return {
@@ -194,17 +123,16 @@ export function createBatchWriter(options) {
      */
     add(entry) {
       if (fatal !== undefined) throw fatal;
-      unsettled.add(entry);
-      if (abandoned) return undefined;
-      if (!batch.add(entry)) return undefined;
-      dispatch();
+      rows.add(entry);
+      if (abandoned || !batch.add(entry)) return undefined;
+      inFlight.dispatch(batch.take());
       return full() ? room() : undefined;
     },
 
     /** Sends the last partial batch and waits for every call to end. Throws the first fatal error. */
     async flush() {
-      if (batch.size() > 0 && fatal === undefined && !abandoned) dispatch();
-      while (outstanding.size > 0 && !abandoned) await Promise.race([Promise.all(outstanding), abandoning]);
+      if (batch.size() > 0 && !stopped()) inFlight.dispatch(batch.take());
+      while (inFlight.count() > 0 && !abandoned) await Promise.race([inFlight.allEnded(), letGoSignal.next()]);
       // A fatal error stops the import even when the writes were given up after it: its rows were
       // rejected as stopped by it, and the job must not go on past them.
       if (fatal !== undefined) throw fatal;
@@ -214,9 +142,9 @@ export function createBatchWriter(options) {
     tableWarm: (units) => sender.pace.warm(units),
 
     /** Rows not yet written, rejected or collapsed: in the open batch or in batches outstanding. */
-    queued: () => unsettled.size,
+    queued: () => rows.size(),
     /** Whether a row added is still on its way (not yet written, rejected or collapsed). @param {Entry} entry */
-    pending: (entry) => unsettled.has(entry),
+    pending: (entry) => rows.has(entry),
 
     /**
      * Resolves the next time a row settles (is written, rejected or collapsed) or a call ends, so that a
@@ -227,8 +155,7 @@ export function createBatchWriter(options) {
     settled() {
       if (fatal !== undefined) return Promise.reject(fatal);
       if (abandoned) return sleep(1);
-      settling ??= new Promise((resolve) => (settledWaiter = () => resolve(undefined)));
-      return settling;
+      return settleSignal.next();
     },
 
     /**
@@ -239,15 +166,129 @@ export function createBatchWriter(options) {
     abandon() {
       abandoned = true;
       batch.take();
-      letGo();
-      wake();
-      tellSettled();
+      letGoSignal.fire();
+      wakeWaiters();
     },
 
     /** The rows not written, rejected or collapsed, in file order: after `abandon`, what is handed on. */
-    leftOver: () => [...unsettled].sort((a, b) => a.line - b.line),
+    leftOver: () => rows.inFileOrder(),
 
     limit,
+  };
+}
+
+/**
+ * The window of calls in flight: a p-limit whose concurrency the AIMD window sets (window.js), shown in
+ * stats.window.
+ * @param {BatchWriterOptions} options
+ */
+function createWindow({ concurrency, stats, adaptiveConcurrency, minConcurrency }) {
+  const limit = pLimit(concurrency);
+  const window = createWriteWindow({
+    limit,
+    adaptive: adaptiveConcurrency ?? false,
+    floor: Math.min(minConcurrency ?? 1, concurrency),
+    ceiling: concurrency,
+    onChange: (size) => (stats.window = size),
+  });
+  stats.window = limit.concurrency;
+  return { limit, window };
+}
+
+/**
+ * The rows added and not yet written, rejected or collapsed: what holds the reader back, and what an
+ * abandoned segment hands on. A rejected row that had replaced another (a collapse) revives it: the
+ * earlier row is the key's latest now, no longer collapsed, and is written after all.
+ * @param {import('../observe/counters.js').Stats} stats
+ * @param {(rejection: Rejection) => void} onReject
+ */
+function createUnsettledRows(stats, onReject) {
+  /** @type {Set<Entry>} */
+  const unsettled = new Set();
+  /** Rows to write because the row that replaced them was rejected, by that row. @type {Map<Entry, Entry>} */
+  const revived = new Map();
+  return {
+    /** @param {Entry} entry */
+    add: (entry) => void unsettled.add(entry),
+    /** @param {Entry} entry */
+    has: (entry) => unsettled.has(entry),
+    size: () => unsettled.size,
+    /** Written, rejected or collapsed. @param {Entry} entry */
+    settle: (entry) => void unsettled.delete(entry),
+    /**
+     * A settled row was rejected: counted, reported, and the row it replaced revived.
+     * @param {Entry} entry @param {import('../errors.js').RejectReason} reason @param {string} message
+     */
+    rejected(entry, reason, message) {
+      countRejection(stats, reason);
+      onReject({ line: entry.line, reason, message, fields: entry.fields });
+      const earlier = entry.replaced;
+      if (earlier !== undefined) {
+        stats.duplicatesCollapsed--;
+        unsettled.add(earlier);
+        revived.set(entry, earlier);
+      }
+    },
+    /** The rows revived by these entries' rejection, each handed out once. @param {Entry[]} entries */
+    revivalsOf(entries) {
+      const again = [];
+      for (const entry of entries) {
+        const earlier = revived.get(entry);
+        if (earlier === undefined) continue;
+        revived.delete(entry);
+        again.push(earlier);
+      }
+      return again;
+    },
+    inFileOrder: () => [...unsettled].sort((a, b) => a.line - b.line),
+  };
+}
+
+/**
+ * Sends a batch, then the rows its rejected rows had revived (and theirs, if those are rejected too),
+ * before the batch counts as ended: a later batch with one of those keys waits for them.
+ * @param {Entry[]} entries
+ * @param {(entries: Entry[]) => Promise<void>} sendBatch
+ * @param {(entries: Entry[]) => Entry[]} revivalsOf
+ * @param {() => boolean} stopped  abandoned, or stopped by a fatal error
+ */
+async function sendWithRevivals(entries, sendBatch, revivalsOf, stopped) {
+  let sending = entries;
+  while (sending.length > 0) {
+    await sendBatch(sending);
+    const again = revivalsOf(sending);
+    if (stopped()) return;
+    sending = again;
+  }
+}
+
+/**
+ * The batches dispatched and not yet ended. The file's order wins for a key: a batch that holds a key an
+ * earlier batch is still writing (or re-driving, or backing off) is sent once that batch has ended, so
+ * the older row cannot land last.
+ * @param {(entries: Entry[]) => Promise<void>} send  rejects only with a fatal error
+ * @param {(error: unknown) => void} onFatal
+ * @param {() => void} onEnd  a batch ended
+ */
+function createBatchesInFlight(send, onFatal, onEnd) {
+  /** @type {Set<Promise<void>>} */
+  const outstanding = new Set();
+  const keysInFlight = createKeysInFlight();
+  return {
+    /** @param {Entry[]} entries */
+    dispatch(entries) {
+      const earlier = keysInFlight.holders(entries);
+      const started = earlier === undefined ? send(entries) : Promise.all(earlier).then(() => send(entries));
+      const sending = started.catch(onFatal).finally(() => {
+        outstanding.delete(sending);
+        keysInFlight.release(entries, sending);
+        onEnd();
+      });
+      outstanding.add(sending);
+      keysInFlight.hold(entries, sending);
+    },
+    count: () => outstanding.size,
+    allEnded: () => Promise.all(outstanding),
   };
 }
 

@@ -61,9 +61,13 @@ export function createBatchSender(options) {
  * }} Sender
  */
 
-/** @param {Sender} sender @param {Entry[]} entries */
+/**
+ * One batch's attempts: each waits out its backoff (after the first), then the WCU cap and the pace, and
+ * takes a slot of the window for its call; what the call leaves unwritten goes again.
+ * @param {Sender} sender @param {Entry[]} entries
+ */
 async function sendBatch(sender, entries) {
-  const { table, stats, capacity, pace, window, stoppedBy } = sender;
+  const { stats, capacity, pace, stoppedBy } = sender;
   let pending = entries;
   /** @type {unknown} */
   let lastError;
@@ -93,43 +97,76 @@ async function sendBatch(sender, entries) {
       const kind = classifyError(error);
       if (kind === 'fatal') throw error;
       if (kind === 'invalid') return splitRefused(sender, pending, error);
-      if (kind === 'throttle') {
-        throttled(sender, pending.length, true, /** @type {{ throttlingReasons?: Array<{ reason: string }> }} */ (error).throttlingReasons);
-        budget.throttled();
-      } else {
-        stats.transientErrors++;
-        budget.failed();
-      }
+      countFailedCall(sender, budget, kind, pending.length, error);
       lastError = error;
       continue;
     }
     if (sender.abandoned()) return;
-    const unprocessed = output.UnprocessedItems?.[table] ?? [];
-    const writtenNow = pending.length - unprocessed.length;
-    const units = consumedUnits(output, writtenNow);
-    stats.wcu += units;
-    capacity.settle(units - acquired);
-    pace.spend(units, writtenNow, reserved);
-    if (unprocessed.length === 0) {
-      countApplied(stats, pending);
-      sender.written(pending);
-      window.succeeded();
-      return;
-    }
-    const left = matchUnprocessed(pending, unprocessed, sender.keyIdOf, table);
-    const leftSet = new Set(left);
-    const applied = pending.filter((entry) => !leftSet.has(entry));
-    // Counted before the attempt budget looks at the progress made.
-    countApplied(stats, applied);
-    throttled(sender, unprocessed.length, false);
-    budget.throttled();
-    lastError = `${unprocessed.length} of ${pending.length} items came back as UnprocessedItems`;
-    sender.written(applied);
+    const left = takeAnswer(sender, budget, pending, output, acquired, reserved);
+    if (left.length === 0) return;
+    lastError = `${left.length} of ${pending.length} items came back as UnprocessedItems`;
     pending = left;
   }
   if (sender.abandoned()) return;
-  const fatal = stoppedBy();
-  const why = fatal !== undefined ? `the import stopped on a fatal error after ${describeError(fatal)}` : `${budget.attempts()} attempts`;
+  rejectUnwritten(sender, pending, budget.attempts(), lastError);
+}
+
+/**
+ * A call failed for capacity or a transient fault: counted, and the attempt budget and (for capacity)
+ * the window and the pace told.
+ * @param {Sender} sender @param {ReturnType<typeof createAttemptBudget>} budget
+ * @param {import('./retry.js').ErrorKind} kind @param {number} items @param {unknown} error
+ */
+function countFailedCall(sender, budget, kind, items, error) {
+  if (kind === 'throttle') {
+    throttled(sender, items, true, /** @type {{ throttlingReasons?: Array<{ reason: string }> }} */ (error).throttlingReasons);
+    budget.throttled();
+  } else {
+    sender.stats.transientErrors++;
+    budget.failed();
+  }
+}
+
+/**
+ * A call's answer: the capacity it consumed settles the cap and the pace, the entries it applied are
+ * counted and told written, and those it left unprocessed are returned (none: the batch is done).
+ * @param {Sender} sender @param {ReturnType<typeof createAttemptBudget>} budget @param {Entry[]} pending
+ * @param {import('./batch-write-client.js').BatchWriteOutput} output
+ * @param {number} acquired  units the WCU cap gave the call @param {number} reserved  units the pace reserved for it
+ * @returns {Entry[]}
+ */
+function takeAnswer(sender, budget, pending, output, acquired, reserved) {
+  const { table, stats } = sender;
+  const unprocessed = output.UnprocessedItems?.[table] ?? [];
+  const writtenNow = pending.length - unprocessed.length;
+  const units = consumedUnits(output, writtenNow);
+  stats.wcu += units;
+  sender.capacity.settle(units - acquired);
+  sender.pace.spend(units, writtenNow, reserved);
+  if (unprocessed.length === 0) {
+    countApplied(stats, pending);
+    sender.written(pending);
+    sender.window.succeeded();
+    return [];
+  }
+  const left = matchUnprocessed(pending, unprocessed, sender.keyIdOf, table);
+  const leftSet = new Set(left);
+  const applied = pending.filter((entry) => !leftSet.has(entry));
+  // Counted before the attempt budget looks at the progress made.
+  countApplied(stats, applied);
+  throttled(sender, unprocessed.length, false);
+  budget.throttled();
+  sender.written(applied);
+  return left;
+}
+
+/**
+ * The batch's attempts are spent (or a fatal error stopped the import): its entries not written are rejected.
+ * @param {Sender} sender @param {Entry[]} pending @param {number} attempts @param {unknown} lastError
+ */
+function rejectUnwritten(sender, pending, attempts, lastError) {
+  const fatal = sender.stoppedBy();
+  const why = fatal !== undefined ? `the import stopped on a fatal error after ${describeError(fatal)}` : `${attempts} attempts`;
   for (const entry of pending) sender.reject(entry, 'ATTEMPTS_EXHAUSTED', `not written after ${why}; last error: ${describeError(lastError)}`);
 }
 
