@@ -12,7 +12,9 @@ import { resolveConfig } from './config/index.js';
 import { ConfigError } from './errors.js';
 import { invokeSelf } from './dispatch/continuation.js';
 import { runShardedJob } from './dispatch/fan-out.js';
-import { wantsShards } from './plan/job-plan.js';
+import { jobIdOfJob, wantsShards } from './plan/job-plan.js';
+import { planStep, segmentStep, summarizeStep } from './dispatch/step-functions/steps.js';
+import { sfnClient, startJobExecution, stateMachineArnOf } from './dispatch/step-functions/start.js';
 import { runOncePerPayload } from './dispatch/idempotency.js';
 import { markShardFailed } from './state/job-status.js';
 import { outputStoreFor } from './state/output-store.js';
@@ -32,11 +34,49 @@ export async function handler(event, context) {
   if (context !== undefined) logger.addContext(context);
   const jobs = jobsFromEvent(event).map((payload) => ({ payload, config: resolveConfig(payload, process.env) }));
   const results = [];
+  const stateMachine = process.env.STATE_MACHINE_NAME;
   for (const { payload, config } of jobs) {
+    // On AWS a job is an execution of the job's state machine (a dry run stays in this invocation).
+    if (stateMachine !== undefined && stateMachine !== '' && !config.dryRun && context !== undefined) {
+      results.push(await startJob(payload, config, stateMachineArnOf(context.invokedFunctionArn, stateMachine)));
+      continue;
+    }
     const runOnce = runOncePerPayload({ table: config.idempotencyTable, dynamodb: clientsFor(config).dynamodb, context, logger }, (job) => runJob(job, config, context));
     results.push(await runOnce(payload));
   }
   return results.length === 1 ? results[0] : { imports: results };
+}
+
+/**
+ * Starts the job's execution, named by its id, and answers at once with where to watch it.
+ * @param {Record<string, unknown>} payload @param {import('./config/index.js').ImportConfig} config @param {string} stateMachineArn
+ */
+async function startJob(payload, config, stateMachineArn) {
+  const jobId = await jobIdOfJob(config, clientsFor(config).s3);
+  const started = await startJobExecution({ sfn: sfnClient(config.region, undefined), stateMachineArn, jobId, input: payload });
+  logger.info(started.started ? 'job started' : 'job already started', started);
+  return started;
+}
+
+/** Step Functions' Plan task: the job's shard list. @param {{ job: Record<string, unknown> }} event @param {import('aws-lambda').Context} [context] */
+export async function plan(event, context) {
+  if (context !== undefined) logger.addContext(context);
+  return planStep(event.job, { env: process.env });
+}
+
+/**
+ * Step Functions' ImportSegment task: one segment of one shard.
+ * @param {Parameters<typeof segmentStep>[0]} event @param {import('aws-lambda').Context} [context]
+ */
+export async function segment(event, context) {
+  if (context !== undefined) logger.addContext(context);
+  return segmentStep(event, { logger, env: process.env, context });
+}
+
+/** Step Functions' Summarize task: the job's summary from its shards' results. @param {Parameters<typeof summarizeStep>[0]} event @param {import('aws-lambda').Context} [context] */
+export async function summarize(event, context) {
+  if (context !== undefined) logger.addContext(context);
+  return summarizeStep(event, { logger, env: process.env });
 }
 
 /**

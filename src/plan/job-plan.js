@@ -7,7 +7,7 @@
 import { isCollection, MAX_SHARDS } from '../config/index.js';
 import { ConfigError } from '../errors.js';
 import { jobIdOf } from '../state/checkpoint.js';
-import { readJobStatus } from '../state/job-status.js';
+import { jobIdOfObject, readJobStatus } from '../state/job-status.js';
 import { planKey } from '../state/object-keys.js';
 import { openRawSource } from '../source/open-bytes.js';
 import { sourceFields, sourceWhere } from '../source/source-name.js';
@@ -237,3 +237,14 @@ export function shardPayloads(payload, plan, maxWcu, atOnce = plan.shards.length
   });
 }
 
+
+/**
+ * The job's id before anything is planned or read: from the listing of a job over many objects, else from
+ * the object's version (the ETag an event names, or the object's current one).
+ * @param {Readonly<ImportConfig>} config @param {import('@aws-sdk/client-s3').S3Client} s3
+ */
+export async function jobIdOfJob(config, s3) {
+  if (isCollection(config)) return jobIdOf(config, (await objectsOfJob(s3, config)).version);
+  if (config.etag !== undefined) return jobIdOf(config, config.etag);
+  return jobIdOfObject(s3, /** @type {Readonly<ImportConfig> & { bucket: string, key: string }} */ (config));
+}

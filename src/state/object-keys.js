@@ -17,6 +17,15 @@ export const fourDigits = (n) => String(n).padStart(4, '0');
 /** @param {string} prefix @param {string} jobId */
 export const planKey = (prefix, jobId) => `${prefix}${jobId}/plan.json`;
 
+/** The job's shard list, one shard's payload a line: a Distributed Map reads it. @param {string} prefix @param {string} jobId */
+export const shardListKey = (prefix, jobId) => `${prefix}${jobId}/shards.jsonl`;
+
+/** Where a Distributed Map writes its children's results (manifest.json and the files it lists). @param {string} prefix @param {string} jobId */
+export const resultsPrefix = (prefix, jobId) => `${prefix}${jobId}/results`;
+
+/** The job's summary, beside its results. @param {string} prefix @param {string} jobId */
+export const summaryKey = (prefix, jobId) => `${prefix}${jobId}/summary.json`;
+
 /** @param {string} prefix @param {string} jobId @param {number} index 0-based */
 export const shardStatusKey = (prefix, jobId, index) => `${prefix}${jobId}/shard-${fourDigits(index + 1)}.json`;
 

@@ -1,0 +1,71 @@
+/**
+ * Starting a job on AWS: one execution of the job's state machine, named by the job id, so that a second
+ * start of the same job (a duplicated S3 event, an invocation retried) finds the first instead of
+ * running the job twice. Step Functions answers a start with the name and input of a running execution
+ * with that execution; with a closed one's, ExecutionAlreadyExists, and the answer then says how it
+ * ended and how to run the job again.
+ */
+import { DescribeExecutionCommand, SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
+import { AwsCallError, ConfigError } from '../../errors.js';
+
+/** @type {Map<string, SFNClient>} */
+const clients = new Map();
+
+/** @param {string} region @param {string | undefined} endpoint */
+export function sfnClient(region, endpoint) {
+  const id = `${region} ${endpoint ?? ''}`;
+  let client = clients.get(id);
+  if (client === undefined) {
+    client = new SFNClient({ region, ...(endpoint === undefined ? {} : { endpoint }) });
+    clients.set(id, client);
+  }
+  return client;
+}
+
+/**
+ * The state machine's ARN, from the function's own (which names the region, account and partition) and
+ * the machine's name (the environment holds plain strings only: `sls package` works offline).
+ * @param {string} functionArn  arn:PARTITION:lambda:REGION:ACCOUNT:function:NAME[:QUALIFIER]
+ * @param {string} name
+ */
+export function stateMachineArnOf(functionArn, name) {
+  const [, partition, , region, account] = functionArn.split(':');
+  if (region === undefined || account === undefined) throw new ConfigError('invokedFunctionArn', functionArn, 'the Lambda context names the function by its ARN');
+  return `arn:${partition}:states:${region}:${account}:stateMachine:${name}`;
+}
+
+/** An execution's ARN from its machine's and its name. @param {string} stateMachineArn @param {string} name */
+export const executionArnOf = (stateMachineArn, name) => stateMachineArn.replace(':stateMachine:', ':execution:') + `:${name}`;
+
+/** Where a person watches an execution. @param {string} executionArn */
+export function consoleLinkOf(executionArn) {
+  const region = executionArn.split(':')[3];
+  return `https://${region}.console.aws.amazon.com/states/home?region=${region}#/v2/executions/details/${executionArn}`;
+}
+
+/**
+ * @param {{ sfn: SFNClient, stateMachineArn: string, jobId: string, input: Record<string, unknown> }} job
+ * @returns {Promise<{ jobId: string, executionArn: string, started: boolean, status: string, console: string, note?: string }>}
+ */
+export async function startJobExecution({ sfn, stateMachineArn, jobId, input }) {
+  try {
+    const { executionArn } = await sfn.send(new StartExecutionCommand({ stateMachineArn, name: jobId, input: JSON.stringify(input) }));
+    return { jobId, executionArn: /** @type {string} */ (executionArn), started: true, status: 'RUNNING', console: consoleLinkOf(/** @type {string} */ (executionArn)) };
+  } catch (error) {
+    if (/** @type {Error} */ (error)?.name !== 'ExecutionAlreadyExists') throw new AwsCallError(`start the job's execution ${jobId} of ${stateMachineArn}`, error, 'states:StartExecution on it');
+  }
+  const executionArn = executionArnOf(stateMachineArn, jobId);
+  const { status } = await describe(sfn, executionArn);
+  const how = status === 'RUNNING' ? 'it is running (with other input than this start\'s)' : `it ended ${status}`;
+  const rerun = status === 'FAILED' || status === 'TIMED_OUT' || status === 'ABORTED' ? '; `ddbload redrive` re-runs its failed shards' : '';
+  return { jobId, executionArn, started: false, status: status ?? 'UNKNOWN', console: consoleLinkOf(executionArn), note: `job ${jobId} was started before: ${how}${rerun}; to import the object again, pass another runId` };
+}
+
+/** @param {SFNClient} sfn @param {string} executionArn */
+async function describe(sfn, executionArn) {
+  try {
+    return await sfn.send(new DescribeExecutionCommand({ executionArn }));
+  } catch (error) {
+    throw new AwsCallError(`describe the job's execution ${executionArn}`, error, 'states:DescribeExecution on it');
+  }
+}

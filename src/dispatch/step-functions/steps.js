@@ -1,0 +1,136 @@
+/**
+ * The three Lambda steps of a job on AWS Step Functions (deploy/state-machine.cjs): Plan writes the
+ * job's shard list, the Distributed Map runs one child per shard that loops ImportSegment until the
+ * shard is done, and Summarize adds up what the Map's ResultWriter wrote. Their inputs and outputs carry
+ * options, byte ranges, checkpoints and counts, never row contents (an execution's history keeps them).
+ */
+import { clientsFor } from '../../clients.js';
+import { resolveConfig } from '../../config/index.js';
+import { JobError } from '../../errors.js';
+import { sumSummaries } from '../../observe/counters.js';
+import { planJob, shardPayloads } from '../../plan/job-plan.js';
+import { runSegment } from '../../segment/run-segment.js';
+import { jobIdOfObject } from '../../state/job-status.js';
+import { resultsPrefix, shardListKey, summaryKey } from '../../state/object-keys.js';
+import { bucketStore, outputStoreFor } from '../../state/output-store.js';
+
+/** @typedef {import('../../types.js').Logger} Logger */
+/** @typedef {import('../../segment/segment-report.js').ImportSummary} ImportSummary */
+
+/**
+ * What Plan hands the Map: where the shard list is, how many run at once, and where results go.
+ * @typedef {object} PlannedJob
+ * @property {string} jobId
+ * @property {Record<string, unknown>} job  the job's payload, as it was asked for
+ * @property {{ bucket: string, key: string }} shardList  a JSON Lines object, one shard's payload a line
+ * @property {number} shards
+ * @property {number} maxConcurrency  shards running at once (what maxWcu is divided by)
+ * @property {number} toleratedFailurePercentage
+ * @property {{ bucket: string, prefix: string }} results  where the Map's ResultWriter writes
+ */
+
+/**
+ * Plan: the job's shards (one for an object that is not cut), each a payload with its range and its
+ * share of maxWcu, written as a JSON Lines object for the Map's ItemReader.
+ * @param {Record<string, unknown>} job  the job's payload
+ * @param {{ env: Record<string, string | undefined> }} deps
+ * @returns {Promise<PlannedJob>}
+ */
+export async function planStep(job, { env }) {
+  const config = resolveConfig(job, env);
+  const clients = clientsFor(config);
+  const store = outputStoreFor(config, clients.s3);
+  const plan = await planJob(config, clients.s3, store);
+  const jobId = plan?.jobId ?? (await jobIdOfObject(clients.s3, /** @type {typeof config & { bucket: string, key: string }} */ (config)));
+  const count = plan?.shards.length ?? 1;
+  const maxConcurrency = Math.max(1, Math.min(count, config.shardConcurrency ?? count));
+  const items = plan === undefined ? [job] : shardPayloads(job, plan, config.maxWcu, maxConcurrency);
+  const key = shardListKey(config.statusPrefix, jobId);
+  const upload = store.upload(key, 'application/x-ndjson', 'the shard list');
+  for (const item of items) upload.stream.write(`${JSON.stringify(item)}\n`);
+  upload.stream.end();
+  await upload.done;
+  const bucket = /** @type {string} */ (config.outputBucket);
+  return { jobId, job, shardList: { bucket, key }, shards: items.length, maxConcurrency, toleratedFailurePercentage: config.toleratedFailurePercentage, results: { bucket, prefix: resultsPrefix(config.statusPrefix, jobId) } };
+}
+
+/**
+ * What a child's loop carries from one ImportSegment to the next: nothing yet, a checkpoint, or the
+ * shard's summary once it is done.
+ * @typedef {{ done: false, checkpoint?: import('../../state/checkpoint.js').Checkpoint } | { done: true, result: ImportSummary }} SegmentState
+ */
+
+/**
+ * ImportSegment: one segment of one shard, from its checkpoint; it stops before the invocation's time
+ * runs out and hands the next one its checkpoint.
+ * @param {{ shard: Record<string, unknown>, segment: SegmentState }} input
+ * @param {{ logger: Logger, env: Record<string, string | undefined>, context: import('../../segment/run-segment.js').InvocationContext | undefined }} deps
+ * @returns {Promise<SegmentState>}
+ */
+export async function segmentStep({ shard, segment }, { logger, env, context }) {
+  const checkpoint = segment.done ? undefined : segment.checkpoint;
+  const config = resolveConfig(checkpoint === undefined ? shard : { ...shard, checkpoint }, env);
+  const outcome = await runSegment(config, { clients: clientsFor(config), logger, context });
+  return outcome.done ? { done: true, result: outcome.summary } : { done: false, checkpoint: outcome.checkpoint };
+}
+
+/**
+ * One child execution as the Map's ResultWriter writes it (Transformation NONE): its input and, when it
+ * succeeded, its output, as JSON text; when it failed, its error and cause.
+ * @typedef {{ Name?: string, Status: string, Input?: string, Output?: string, Error?: string, Cause?: string }} ChildResult
+ */
+
+/**
+ * Summarize: the job's summary from the shards' results (the Map's manifest.json and the files it
+ * lists), written beside them and returned. Books balance when every shard's do.
+ * @param {{ jobId: string, job: Record<string, unknown>, results: { ResultWriterDetails: { Bucket: string, Key: string } } }} input
+ * @param {{ logger: Logger, env: Record<string, string | undefined> }} deps
+ */
+export async function summarizeStep({ jobId, job, results }, { logger, env }) {
+  const config = resolveConfig(job, env);
+  const clients = clientsFor(config);
+  const { Bucket, Key } = results.ResultWriterDetails;
+  const written = bucketStore(clients.s3, Bucket);
+  const children = await readChildResults(written, Key);
+  const done = children.flatMap((child) => (child.Status === 'SUCCEEDED' && child.Output !== undefined ? [/** @type {ImportSummary} */ (JSON.parse(child.Output))] : []));
+  const failed = children.filter((child) => child.Status !== 'SUCCEEDED').map((child) => ({ shard: shardIndexOf(child), error: child.Error ?? child.Status, cause: child.Cause }));
+  const seconds = Math.max(0, ...done.map((summary) => summary.seconds ?? 0));
+  const total = sumSummaries(done, seconds);
+  const summary = {
+    jobId,
+    table: config.table,
+    shards: children.length,
+    state: failed.length === 0 ? 'done' : 'failed',
+    ...total,
+    balanced: failed.length === 0 && done.every((part) => part.balanced !== false) && total.balanced,
+    rejectsObjects: done.flatMap((part) => part.rejectsObjects ?? []),
+    ...(failed.length === 0 ? {} : { failedShards: failed }),
+  };
+  await outputStoreFor(config, clients.s3).putJson(summaryKey(config.statusPrefix, jobId), summary);
+  logger.info('job summary', summary);
+  return summary;
+}
+
+/**
+ * Every child's result, from the manifest and the files it lists (SUCCEEDED, FAILED and PENDING).
+ * @param {import('../../state/output-store.js').OutputStore} store @param {string} manifestKey
+ * @returns {Promise<ChildResult[]>}
+ */
+async function readChildResults(store, manifestKey) {
+  /** @type {{ ResultFiles?: Record<string, Array<{ Key: string }>> } | undefined} */
+  const manifest = await store.getJson(manifestKey);
+  if (manifest?.ResultFiles === undefined) throw new JobError(`${store.where(manifestKey)} is not a Distributed Map's manifest of results: the job's shards cannot be added up`);
+  const files = Object.values(manifest.ResultFiles).flat();
+  const parts = await Promise.all(files.map(async (file) => /** @type {ChildResult[] | undefined} */ (await store.getJson(file.Key)) ?? []));
+  return parts.flat();
+}
+
+/** The shard a child ran, from its input. @param {ChildResult} child */
+function shardIndexOf(child) {
+  try {
+    const input = JSON.parse(child.Input ?? '{}');
+    return /** @type {number | undefined} */ (input?.shard?.shard?.index) ?? 0;
+  } catch {
+    return undefined;
+  }
+}
