@@ -63,7 +63,7 @@ export const jobIdOf = (config, etag) => jobIdFor(sourceId(config), etag, config
 
 /**
  * @typedef {object} Spread
- * @property {import('./read-spread.js').SpreadRange[]} ranges
+ * @property {import('./spread/plan.js').SpreadRange[]} ranges
  * @property {string} [keyIds]  the form of the ranges' key spans (key-id.js KEY_ID_FORM); absent: from before it
  */
 

@@ -21,8 +21,8 @@ import { outputStoreFor } from './output-store.js';
 import { sourceFields, sourceId, sourceWhere } from '../source/source-name.js';
 import { newRunName, replayKey } from './object-keys.js';
 import { readRows } from './read-rows.js';
-import { readSpread } from './read-spread.js';
-import { planSpread } from './spread-plan.js';
+import { readSpread } from './spread/read-spread.js';
+import { planSpread } from './spread/plan.js';
 import { keyOrderOf } from '../items/key-order.js';
 import { startSegmentReport } from './segment-report.js';
 import { checkNotRunningElsewhere, recordLatestJob } from './job-status.js';
@@ -183,7 +183,7 @@ export async function runImport(config, { clients, logger, stopBy = Infinity, de
             settled: writer.settled,
             // Half the rows the writer holds: a range's rows are then not queued behind a writer full of the
             // others', and the rows of a range on a hot partition, coming back throttled, hold it back sooner
-            // (the bench's sorted seed file, spread 16: median 26.9 s against 27.5 with all of them).
+            // (measured: docs/design/spread.md).
             rowsInFlight: (config.concurrency * BATCH_SIZE) / 2,
           });
     await shuffle.drain();
@@ -231,7 +231,7 @@ export async function runImport(config, { clients, logger, stopBy = Infinity, de
 
 /**
  * Where a spread segment's checkpoint says it is: the first range with bytes left (every range's cursor is
- * in `spread`). @param {import('./read-spread.js').SpreadRange[]} ranges
+ * in `spread`). @param {import('./spread/plan.js').SpreadRange[]} ranges
  */
 function firstUnfinished(ranges) {
   const range = ranges.find((r) => r.byte < /** @type {number} */ (r.stop)) ?? ranges[ranges.length - 1];
