@@ -34,7 +34,7 @@ import { ENCODINGS, FORMATS } from './values.js';
 
 /**
  * @typedef {object} Spread
- * @property {import('../job/read-spread.js').SpreadRange[]} ranges
+ * @property {import('../plan/spread-plan.js').SpreadRange[]} ranges
  * @property {string} [keyIds]  the form of the ranges' key spans (key-id.js KEY_ID_FORM); absent: from before it
  */
 

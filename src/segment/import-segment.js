@@ -21,8 +21,8 @@ import { outputStoreFor } from '../state/output-store.js';
 import { sourceFields, sourceId, sourceWhere } from '../source/source-name.js';
 import { newRunName, replayKey } from '../state/object-keys.js';
 import { readRows } from './read-rows.js';
-import { readSpread } from '../job/read-spread.js';
-import { planSpread } from '../job/spread-plan.js';
+import { readSpread } from './spread/read-spread.js';
+import { planSpread } from '../plan/spread-plan.js';
 import { keyOrderOf } from '../items/key-order.js';
 import { startSegmentReport } from './segment-report.js';
 import { checkNotRunningElsewhere, recordLatestJob } from '../state/job-status.js';
@@ -51,7 +51,7 @@ import { optionsOf } from '../config/index.js';
 /** @typedef {ReturnType<typeof segmentStart>} Start */
 /** @typedef {Awaited<ReturnType<typeof openBytes>>} Input */
 /** @typedef {Awaited<ReturnType<typeof startSegmentReport>>} Report */
-/** The ranges a spread reads; keyIds: the form of their key spans, absent in a checkpoint from before it. @typedef {{ keyIds: string | undefined, ranges: import('../job/read-spread.js').SpreadRange[], encoding: import('../config/values.js').Encoding | undefined }} SpreadRanges */
+/** The ranges a spread reads; keyIds: the form of their key spans, absent in a checkpoint from before it. @typedef {{ keyIds: string | undefined, ranges: import('../plan/spread-plan.js').SpreadRange[], encoding: import('../config/values.js').Encoding | undefined }} SpreadRanges */
 /** The header as read so far and the item builder that goes with it. @typedef {{ header: string[] | undefined, buildItem: import('./read-rows.js').BuildItem | undefined }} RowsSoFar */
 
 /**
@@ -301,7 +301,7 @@ function compressedNote(config, input) {
 
 /**
  * Where a spread segment's checkpoint says it is: the first range with bytes left (every range's cursor is
- * in `spread`). @param {import('../job/read-spread.js').SpreadRange[]} ranges
+ * in `spread`). @param {import('../plan/spread-plan.js').SpreadRange[]} ranges
  */
 function firstUnfinished(ranges) {
   const range = ranges.find((r) => r.byte < /** @type {number} */ (r.stop)) ?? ranges[ranges.length - 1];

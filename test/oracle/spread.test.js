@@ -11,7 +11,7 @@ import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { gzipSync } from 'node:zlib';
 import { handler } from '../../src/handler.js';
 import { parseCheckpoint } from '../../src/config/job-values.js';
-import { shareRows } from '../../src/job/read-spread.js';
+import { shareRows } from '../../src/segment/spread/scheduler.js';
 import { createTable, scanAll, TEST_BUCKET, upload, useLocalServers } from '../support/local.js';
 import { featuresFrom, conditionsArbitrary } from './arbitraries.js';
 import { runCase, saveFailure, scanTable } from './differential.js';
