@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { BATCH_SIZE, createBatchWriter } from '../src/write/batch-writer.js';
+import { writePolicyFor } from '../src/write/write-policy.js';
 import { createStats } from '../src/observe/counters.js';
 
 /**
@@ -150,7 +151,7 @@ describe('batch writer', () => {
       let refusals = 0;
       const client = recordingClient((keys) => (keys.includes('k0') && refusals++ < 8 ? { unprocessed: keys.slice(0, 3) } : {}));
       return ceilings(async (waits) => {
-        const { writer, rejections } = writerFor(client, { maxAttempts: 2, concurrency: 2, backoffBaseMs: 10, backoffCapMs: 10_000, unevenKeys, wait: async (ms) => void waits.push(ms) });
+        const { writer, rejections } = writerFor(client, { maxAttempts: 2, concurrency: 2, backoffBaseMs: 10, backoffCapMs: 10_000, policy: writePolicyFor({ adaptive: false, unevenKeys }), wait: async (ms) => void waits.push(ms) });
         await addRows(writer, 25 * 40);
         expect(rejections).toEqual([]);
       });
@@ -168,7 +169,7 @@ describe('batch writer', () => {
       const throttle = Object.assign(new Error('slow down'), { name: 'ThrottlingException' });
       const client = recordingClient(() => ({ error: throttle }));
       const waited = await ceilings(async (waits) => {
-        const { writer, stats } = writerFor(client, { maxAttempts: 9, concurrency: 1, backoffBaseMs: 10, backoffCapMs: 500, unevenKeys: true, wait: async (ms) => void waits.push(ms) });
+        const { writer, stats } = writerFor(client, { maxAttempts: 9, concurrency: 1, backoffBaseMs: 10, backoffCapMs: 500, policy: writePolicyFor({ adaptive: false, unevenKeys: true }), wait: async (ms) => void waits.push(ms) });
         await addRows(writer, 1);
         expect(stats.rejected).toBe(1);
       });

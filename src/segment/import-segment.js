@@ -28,6 +28,7 @@ import { startSegmentReport } from './segment-report.js';
 import { checkNotRunningElsewhere, recordLatestJob } from '../state/job-status.js';
 import { formatOf, rowStages } from './row-stages.js';
 import { createCleanup } from './cleanup.js';
+import { writePolicyFor } from '../write/write-policy.js';
 import { optionsOf } from '../config/index.js';
 
 /** @typedef {import('./segment-report.js').ImportSummary} ImportSummary */
@@ -195,7 +196,8 @@ function startWriting({ config, clients, start, facts, spread, report, deadline,
   // Read in K places, a sorted file's rows fall on a few partitions at a time, and unevenly: the reader shifts
   // its rows to the partitions with room, which it can do only while the pace offers all the table takes.
   const unevenKeys = spread !== undefined && spread.ranges.length > 1;
-  const writer = createBatchWriter({ ...optionsOf(config, ['write']), table: config.table, startRate, tableGrows, unevenKeys, client: clients.batchWrite, keyIdOf: keyIdReader(config), stats: report.stats, onReject: report.recordRejection });
+  const policy = writePolicyFor({ adaptive: config.adaptiveConcurrency, startRate, tableGrows, unevenKeys });
+  const writer = createBatchWriter({ ...optionsOf(config, ['write']), table: config.table, policy, client: clients.batchWrite, keyIdOf: keyIdReader(config), stats: report.stats, onReject: report.recordRejection });
   /** @type {ReturnType<typeof createShuffleWindow<import('../types.js').Entry>>} */
   const shuffle = createShuffleWindow(config.shuffleWindow, (entry) => writer.add(entry), {
     keyOf: (entry) => entry.keyId,
@@ -221,7 +223,7 @@ function startWriting({ config, clients, start, facts, spread, report, deadline,
   }
   // As it grows, it says so in its warm throughput: the pace goes there at once (this shard's share).
   if (tableGrows && config.adaptiveConcurrency) {
-    const warmWatch = watchWarmThroughput({ dynamodb: clients.dynamodb, table: config.table, from: facts.warmWritesPerSecond, onWarm: (units) => writer.tableWarm(units / start.shards) });
+    const warmWatch = watchWarmThroughput({ dynamodb: clients.dynamodb, table: config.table, from: facts.warmWritesPerSecond, onWarm: (units) => policy.pace.warm(units / start.shards) });
     cleanup.defer(() => warmWatch.stop());
   }
   const tooLong = drainTooLong({ deadline, reserveMs, maxWcu: config.maxWcu, stats: report.stats, queued: () => writer.queued() + shuffle.held() });

@@ -6,7 +6,7 @@
  * batch's previous attempt began, backoff included: within one short call a table at full capacity can
  * refuse everything for a moment while it still writes every second.
  *
- * A spread import's backoff follows the same line (`contended`). Its rows fall on a few partitions at a
+ * A spread import's backoff follows the same line (contendedBackoff). Its rows fall on a few partitions at a
  * time by design, and a hot stretch is the reader's to relieve: a batch refused while the import writes
  * is contending for capacity the table has, so its backoff's step stops at CONTENTION_STEP (a ceiling of
  * 16 x the base, 400 ms by default) plus one for each attempt the budget counts, and rows a hot
@@ -19,11 +19,22 @@
 export const CONTENTION_STEP = 5;
 
 /**
+ * How the backoff's step grows with a batch's attempts (all of them) and the ones its budget counted.
+ * @typedef {(attempts: number, counted: number) => number} BackoffGrowth
+ */
+
+/** Other imports: the step doubles the backoff on every attempt. @type {BackoffGrowth} */
+export const doublingBackoff = (attempts) => attempts;
+
+/** A spread import: the step stops at CONTENTION_STEP while the import writes. @type {BackoffGrowth} */
+export const contendedBackoff = (attempts, counted) => Math.min(attempts, CONTENTION_STEP + counted);
+
+/**
  * @param {number} maxAttempts  attempts that count before the batch's items are rejected
  * @param {() => number} written  items the import has written so far
- * @param {boolean} [contended]  a spread import: the backoff stops growing while the import writes
+ * @param {BackoffGrowth} [growth]
  */
-export function createAttemptBudget(maxAttempts, written, contended = false) {
+export function createAttemptBudget(maxAttempts, written, growth = doublingBackoff) {
   let attempts = 0;
   let counted = 0;
   let progressMark = written();
@@ -32,7 +43,7 @@ export function createAttemptBudget(maxAttempts, written, contended = false) {
     /** Attempts made, counted or not. */
     attempts: () => attempts,
     /** The step of the next backoff (retry.js backoffDelay's `retry`). */
-    backoffStep: () => (contended ? Math.min(attempts, CONTENTION_STEP + counted) : attempts),
+    backoffStep: () => growth(attempts, counted),
     /** Whether the batch may be sent (again). */
     left: () => counted < maxAttempts,
     /** An attempt is about to be sent. */

@@ -54,9 +54,7 @@ export const itemsPerCall = (maxWcu) => (maxWcu === undefined ? BATCH_SIZE : Mat
  * @property {import('../observe/counters.js').Stats} stats
  * @property {(rejection: Rejection) => void} onReject
  * @property {(ms: number) => Promise<unknown>} [wait]  for tests
- * @property {number} [startRate]  WCU/s the adaptive pace starts at: the table's known ceiling (this writer's share of it)
- * @property {boolean} [tableGrows]  the table grows when pushed (on-demand, no maximum): the pace probes faster
- * @property {boolean} [unevenKeys]  the rows fall unevenly on the partitions by design (spread): the pace holds what the table says it takes
+ * @property {import('./write-policy.js').WritePolicy} [policy]  how this kind of import paces and backs off (write-policy.js)
  */
 
 /** @param {BatchWriterOptions} options */
@@ -139,7 +137,6 @@ export function createBatchWriter(options) {
     },
 
     /** The table's warm throughput rose to this many WCU/s (this writer's share): the pace may go there. @param {number} units */
-    tableWarm: (units) => sender.pace.warm(units),
 
     /** Rows not yet written, rejected or collapsed: in the open batch or in batches outstanding. */
     queued: () => rows.size(),

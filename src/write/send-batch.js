@@ -25,9 +25,7 @@ import { backoffDelay, classifyError } from './retry.js';
  * @property {number} backoffCapMs
  * @property {number | undefined} [maxWcu]  most write capacity to consume per second
  * @property {boolean} [adaptiveConcurrency]  pace the calls by the capacity learned from the table's throttling
- * @property {number} [startRate]  the pace's first rate: the table's known ceiling
- * @property {boolean} [tableGrows]  the table grows when pushed (on-demand, no maximum): the pace probes faster
- * @property {boolean} [unevenKeys]  the rows fall unevenly on the partitions by design (spread): the pace holds what the table says it takes
+ * @property {import('./write-policy.js').WritePolicy} [policy]  how this kind of import paces and backs off (default: a pace from adaptiveConcurrency alone, doubling backoff)
  * @property {import('p-limit').LimitFunction} limit  the window: calls on the wire at once
  * @property {{ succeeded: () => void, throttled: () => void }} window  told how each call went
  * @property {import('../observe/counters.js').Stats} stats
@@ -47,7 +45,7 @@ export function createBatchSender(options) {
   const sender = {
     ...options,
     capacity: createWcuLimiter(options.maxWcu),
-    pace: createAdaptivePace({ adaptive: options.adaptiveConcurrency ?? false, startRate: options.startRate, tableGrows: options.tableGrows, unevenKeys: options.unevenKeys }),
+    pace: options.policy?.pace ?? createAdaptivePace({ adaptive: options.adaptiveConcurrency ?? false }),
     requestBody: requestBodyFor(options.table),
   };
   return { send: (entries) => sendBatch(sender, entries), pace: sender.pace };
@@ -71,7 +69,7 @@ async function sendBatch(sender, entries) {
   let pending = entries;
   /** @type {unknown} */
   let lastError;
-  const budget = createAttemptBudget(sender.maxAttempts, () => stats.written + stats.deleted, sender.unevenKeys === true);
+  const budget = createAttemptBudget(sender.maxAttempts, () => stats.written + stats.deleted, sender.policy?.backoff);
   while (budget.left()) {
     if (budget.attempts() > 0) {
       if (stoppedBy() !== undefined) break;
