@@ -18,6 +18,8 @@
  * plain function of the parameters; test/deploy.test.js checks it and the templates `sls package` builds.
  */
 
+const { stateMachineDefinition } = require('./state-machine.cjs');
+
 const REJECTS_PREFIX = 'rejects/';
 const STATUS_PREFIX = '_imports/';
 
@@ -46,7 +48,7 @@ function stackFor(params, { service, stage, region }) {
   const output = ownOutput ? `${service}-${stage}-${region}-output` : source;
 
   const functionName = `${service}-${stage}-import`;
-  const idempotencyTable = `${service}-${stage}-idempotency`;
+  const stateMachineName = `${service}-${stage}-job`;
   const environment = {
     TABLE_NAME: table,
     TABLE_REGION: p.tableRegion,
@@ -57,8 +59,8 @@ function stackFor(params, { service, stage, region }) {
     OUTPUT_BUCKET: output,
     REJECTS_PREFIX,
     STATUS_PREFIX,
-    // A duplicated event or invocation of a job is a no-op (Powertools for AWS Lambda's idempotency).
-    IDEMPOTENCY_TABLE: idempotencyTable,
+    // A job is an execution of this state machine, named by the job id: a duplicated start finds the first.
+    STATE_MACHINE_NAME: stateMachineName,
     POWERTOOLS_SERVICE_NAME: service,
     NODE_OPTIONS: '--enable-source-maps',
   };
@@ -94,22 +96,15 @@ function stackFor(params, { service, stage, region }) {
       Action: ['dynamodb:BatchWriteItem', 'dynamodb:DescribeTable', 'dynamodb:DescribeContinuousBackups'],
       Resource: [demoTable ? { 'Fn::GetAtt': ['ImportTable', 'Arn'] } : tableArn(table), ...p.allowedTables.map(tableArn)],
     },
-    // The idempotency records of the jobs' payloads, and nothing else.
-    {
-      Effect: 'Allow',
-      Action: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
-      Resource: { 'Fn::GetAtt': ['IdempotencyTable', 'Arn'] },
-    },
-    // A job past 15 minutes continues in a new asynchronous invocation of this function, and only this one.
-    {
-      Effect: 'Allow',
-      Action: ['lambda:InvokeFunction'],
-      Resource: [lambdaArn(functionName), lambdaArn(`${functionName}:*`)],
-    },
+    // A job is started as an execution of the stack's state machine, and only that one, and looked up by name.
+    { Effect: 'Allow', Action: ['states:StartExecution'], Resource: [stateMachineArn(stateMachineName)] },
+    { Effect: 'Allow', Action: ['states:DescribeExecution'], Resource: [executionArn(stateMachineName, '*')] },
   ];
+  const stepFunctions = stateMachineOf({ service, stage, stateMachineName, output, lambdaArn });
 
   /** @type {Record<string, unknown>} */
   const resources = {};
+  resources.JobStateMachineRole = stepFunctions.role;
   if (demoTable) resources.ImportTable = demoTableResource(table);
   if (demoBucket) resources.SourceBucketTlsOnly = tlsOnlyPolicy({ Ref: 'S3BucketSourceBucket' }, source);
   if (ownOutput) {
@@ -149,7 +144,46 @@ function stackFor(params, { service, stage, region }) {
     };
   }
 
-  return { environment, statements, resources: { Resources: resources, extensions }, events, buckets, summary: { table, source, sourcePrefix, output } };
+  return { environment, statements, resources: { Resources: resources, extensions }, events, buckets, definition: stepFunctions.definition, summary: { table, source, sourcePrefix, output } };
+}
+
+const stateMachineArn = (/** @type {string} */ name) => arn('states', { Ref: 'AWS::Region' }, { Ref: 'AWS::AccountId' }, `stateMachine:${name}`);
+/** A machine's executions; a Distributed Map's children are named `<machine>/<map label>:<id>`. @param {string} machine @param {string} name */
+const executionArn = (machine, name) => arn('states', { Ref: 'AWS::Region' }, { Ref: 'AWS::AccountId' }, `execution:${machine}:${name}`);
+
+/**
+ * The job's state machine: its definition (state-machine.cjs) and its role, which may invoke exactly the
+ * three step functions, run and redrive its own Map's children, read the shard lists and write the
+ * results under the status prefix of the output bucket only.
+ * @param {{ service: string, stage: string, stateMachineName: string, output: string, lambdaArn: (name: string) => unknown }} names
+ */
+function stateMachineOf({ service, stage, stateMachineName, output, lambdaArn }) {
+  const step = (/** @type {string} */ name) => `${service}-${stage}-${name}`;
+  const under = (/** @type {string} */ path) => arn('s3', '', '', `${output}/${path}`);
+  const children = arn('states', { Ref: 'AWS::Region' }, { Ref: 'AWS::AccountId' }, `execution:${stateMachineName}/Shards:*`);
+  const statements = [
+    { Effect: 'Allow', Action: ['lambda:InvokeFunction'], Resource: ['plan', 'segment', 'summarize'].map((name) => lambdaArn(step(name))) },
+    // A Distributed Map starts its children as executions of this machine, and watches, stops and redrives them.
+    { Effect: 'Allow', Action: ['states:StartExecution'], Resource: [stateMachineArn(stateMachineName)] },
+    { Effect: 'Allow', Action: ['states:DescribeExecution', 'states:StopExecution'], Resource: [children, executionArn(stateMachineName, '*')] },
+    { Effect: 'Allow', Action: ['states:RedriveExecution'], Resource: [children] },
+    // The shard list (ItemReader) and the children's results (ResultWriter), under the status prefix only.
+    { Effect: 'Allow', Action: ['s3:GetObject', 's3:PutObject', 's3:ListMultipartUploadParts', 's3:AbortMultipartUpload'], Resource: [under(`${STATUS_PREFIX}*`)] },
+  ];
+  const role = {
+    Type: 'AWS::IAM::Role',
+    Properties: {
+      AssumeRolePolicyDocument: { Version: '2012-10-17', Statement: [{ Effect: 'Allow', Principal: { Service: 'states.amazonaws.com' }, Action: 'sts:AssumeRole' }] },
+      Policies: [{ PolicyName: `${stateMachineName}-role`, PolicyDocument: { Version: '2012-10-17', Statement: statements } }],
+    },
+  };
+  const definition = stateMachineDefinition({
+    plan: { 'Fn::GetAtt': ['PlanLambdaFunction', 'Arn'] },
+    segment: { 'Fn::GetAtt': ['SegmentLambdaFunction', 'Arn'] },
+    summarize: { 'Fn::GetAtt': ['SummarizeLambdaFunction', 'Arn'] },
+    bucket: output,
+  });
+  return { role, definition };
 }
 
 /**
@@ -279,7 +313,7 @@ async function stackOfThisRun({ resolveVariable }) {
   return /** @type {ReturnType<typeof stackFor>} */ (built.get(key));
 }
 
-/** @param {'environment' | 'statements' | 'resources' | 'events' | 'buckets'} part */
+/** @param {'environment' | 'statements' | 'resources' | 'events' | 'buckets' | 'definition'} part */
 const partOf = (part) => async (/** @type {any} */ sls) => (await stackOfThisRun(sls))[part];
 
 module.exports = {
@@ -289,4 +323,5 @@ module.exports = {
   resources: partOf('resources'),
   events: partOf('events'),
   buckets: partOf('buckets'),
+  definition: partOf('definition'),
 };

@@ -8,7 +8,7 @@
  * `bytesPerShard`) is cut into byte ranges, each run by its own invocation or worker process (fan-out.js).
  */
 import { clientsFor } from './clients.js';
-import { resolveConfig } from './config/index.js';
+import { resolveConfig, runningInLambda } from './config/index.js';
 import { ConfigError } from './errors.js';
 import { invokeSelf } from './dispatch/continuation.js';
 import { runShardedJob } from './dispatch/fan-out.js';
@@ -37,7 +37,7 @@ export async function handler(event, context) {
   const stateMachine = process.env.STATE_MACHINE_NAME;
   for (const { payload, config } of jobs) {
     // On AWS a job is an execution of the job's state machine (a dry run stays in this invocation).
-    if (stateMachine !== undefined && stateMachine !== '' && !config.dryRun && context !== undefined) {
+    if (stateMachine !== undefined && stateMachine !== '' && !config.dryRun && context !== undefined && runningInLambda()) {
       results.push(await startJob(payload, config, stateMachineArnOf(context.invokedFunctionArn, stateMachine)));
       continue;
     }

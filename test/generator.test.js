@@ -9,6 +9,8 @@ import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { COUNTRIES, csvChunks, disjointSeed, HEADER } from '../data-generator/generate.js';
 import { TEST_BUCKET, useLocalServers } from './support/local.js';
 
+const { env, s3 } = useLocalServers();
+
 const run = promisify(execFile);
 const dir = mkdtempSync(path.join(os.tmpdir(), 'generator-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -68,7 +70,6 @@ describe('data generator', () => {
   });
 
   it('uploads straight to S3 with a multipart upload', async () => {
-    const { env, s3 } = useLocalServers();
     await run('node', ['data-generator/generate.js', '--quiet', '--rows', '120000', '--seed', '5', '--bucket', TEST_BUCKET, '--key', 'gen/people.csv'], { env: { ...process.env, ...env } });
     const object = await s3.send(new GetObjectCommand({ Bucket: TEST_BUCKET, Key: 'gen/people.csv' }));
     const text = await object.Body?.transformToString();

@@ -3,7 +3,7 @@
  * running the real handler against the local servers.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,6 +13,7 @@ import { createTable, scanAll, TEST_BUCKET, upload, useLocalServers } from './su
 import { createTable as createLocalTable } from '../local/servers.js';
 
 const run = promisify(execFile);
+const { env, dynamodb, s3 } = useLocalServers();
 const sls = path.resolve('node_modules/.bin/sls');
 const offline = { ...process.env, SLS_TELEMETRY_DISABLED: '1', SLS_NOTIFICATIONS_MODE: 'off', AWS_ACCESS_KEY_ID: 'dummy', AWS_SECRET_ACCESS_KEY: 'dummy' };
 
@@ -76,6 +77,16 @@ const resourcesFor = (/** @type {any} */ template, /** @type {string} */ action)
   statementsOf(template)
     .filter((/** @type {any} */ s) => [s.Action].flat().includes(action))
     .flatMap((/** @type {any} */ s) => [s.Resource].flat().map(arnText));
+/**
+ * The state machine's definition as deployed: the plugin writes it as an Fn::Sub whose placeholders are
+ * the functions' ARNs; here each becomes a plausible ARN.
+ * @param {any} machine
+ */
+function definitionOf(machine) {
+  const [text, values] = machine.DefinitionString['Fn::Sub'];
+  return JSON.parse(text.replace(/\$\{(\w+)\}/g, (/** @type {string} */ _, /** @type {string} */ name) => `arn:aws:lambda:us-east-1:123456789012:function:${JSON.stringify(values[name]).replace(/\W/g, '')}`));
+}
+
 /** @param {any} template @param {string} type */
 const resourcesOfType = (template, type) => Object.entries(template.Resources).filter(([, r]) => /** @type {any} */ (r).Type === type);
 
@@ -102,7 +113,8 @@ describe('sls package, in each mode', () => {
   it('scopes every IAM statement of every role in every mode: no wildcard action, no "*" resource', () => {
     for (const mode of /** @type {Array<keyof typeof MODES>} */ (Object.keys(MODES))) {
       const roles = resourcesOfType(template(mode), 'AWS::IAM::Role').map(([, role]) => /** @type {any} */ (role));
-      expect(roles.length).toBe(mode.includes('triggered') ? 2 : 1);
+      // The functions' role, the state machine's, and with a trigger on an existing bucket the framework's custom resource's.
+      expect(roles.length).toBe(mode.includes('triggered') ? 3 : 2);
       for (const statement of roles.flatMap((role) => role.Properties.Policies.flatMap((/** @type {any} */ p) => p.PolicyDocument.Statement))) {
         expect(statement.Effect).toBe('Allow');
         for (const action of [statement.Action].flat()) expect(action).not.toContain('*');
@@ -139,7 +151,7 @@ describe('sls package, in each mode', () => {
 
   it('existing table and bucket: creates neither, reads under the prefix only, decrypts with the named key only, and writes its output to a bucket of its own', () => {
     const existing = template('existing table and bucket');
-    expect(resourcesOfType(existing, 'AWS::DynamoDB::Table').map(([name]) => name)).toEqual(['IdempotencyTable']);
+    expect(resourcesOfType(existing, 'AWS::DynamoDB::Table')).toEqual([]);
     expect(existing.Resources.S3BucketSourceBucket).toBeUndefined();
     expect(environment('existing table and bucket')).toMatchObject({
       TABLE_NAME: 'Orders',
@@ -190,46 +202,65 @@ describe('sls package, in each mode', () => {
     expect(/** @type {any} */ (trigger).Properties.BucketName).toBe('acme-exports');
   });
 
-  it('reserves the concurrency the reservedConcurrency parameter asks for, and none by default', () => {
-    expect(template('demo').Resources.ImportLambdaFunction.Properties.ReservedConcurrentExecutions).toBeUndefined();
-    expect(template('allowed tables').Resources.ImportLambdaFunction.Properties.ReservedConcurrentExecutions).toBe(50);
+  it('reserves the concurrency the reservedConcurrency parameter asks for on the segment function, and none by default', () => {
+    expect(template('demo').Resources.SegmentLambdaFunction.Properties.ReservedConcurrentExecutions).toBeUndefined();
+    expect(template('allowed tables').Resources.SegmentLambdaFunction.Properties.ReservedConcurrentExecutions).toBe(50);
   });
 
-  it('lets the function invoke itself, and nothing else, to continue a long import', () => {
-    const invoke = statementsOf(template('demo')).filter((/** @type {any} */ s) => [s.Action].flat().some((action) => action.startsWith('lambda:')));
-    expect(invoke).toHaveLength(1);
-    expect(invoke[0].Action).toEqual(['lambda:InvokeFunction']);
-    const functionName = template('demo').Resources.ImportLambdaFunction.Properties.FunctionName;
-    expect(functionName).toBe('csv-import-dev-import');
-    expect(invoke[0].Resource.map(arnText)).toEqual([`arn:{AWS::Partition}:lambda:{AWS::Region}:{AWS::AccountId}:function:${functionName}`, `arn:{AWS::Partition}:lambda:{AWS::Region}:{AWS::AccountId}:function:${functionName}:*`]);
+  it('runs a job on a Standard state machine: Plan, a Distributed Map over the JSON Lines shard list with Standard children, Summarize', async () => {
+    const machine = template('demo').Resources.JobStateMachine.Properties;
+    expect(machine.StateMachineType).toBe('STANDARD');
+    expect(machine.RoleArn).toEqual({ 'Fn::GetAtt': ['JobStateMachineRole', 'Arn'] });
+    const definition = definitionOf(machine);
+    expect(Object.keys(definition.States)).toEqual(['Plan', 'Shards', 'Summarize']);
+    const map = definition.States.Shards;
+    expect(map.ItemReader).toMatchObject({ Resource: 'arn:aws:states:::s3:getObject', ReaderConfig: { InputType: 'JSONL' }, Parameters: { Bucket: 'csv-import-dev-us-east-1-source' } });
+    expect(map.ResultWriter).toMatchObject({ Resource: 'arn:aws:states:::s3:putObject', Parameters: { Bucket: 'csv-import-dev-us-east-1-source' } });
+    expect(map).toMatchObject({ MaxConcurrencyPath: '$.maxConcurrency', ToleratedFailurePercentagePath: '$.toleratedFailurePercentage' });
+    expect(map.ItemProcessor.ProcessorConfig).toEqual({ Mode: 'DISTRIBUTED', ExecutionType: 'STANDARD' });
+    for (const task of [definition.States.Plan, map.ItemProcessor.States.ImportSegment, definition.States.Summarize]) {
+      expect(task.Retry[0].ErrorEquals).toEqual(expect.arrayContaining(['Lambda.ServiceException', 'Lambda.TooManyRequestsException']));
+    }
+    // asl-validator, on the definition as deployed.
+    const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'asl-')), 'job.asl.json');
+    writeFileSync(file, JSON.stringify(definition));
+    const { stdout } = await run(path.resolve('node_modules/.bin/asl-validator'), ['--json-path', file]);
+    expect(stdout).toMatch(/valid/);
+    const broken = structuredClone(definition);
+    broken.States.Shards.ItemProcessor.States['ShardDone?'].Choices[0].BoolEquals = true;
+    delete broken.States.Shards.ItemProcessor.States['ShardDone?'].Choices[0].BooleanEquals;
+    writeFileSync(file, JSON.stringify(broken));
+    expect(await run(path.resolve('node_modules/.bin/asl-validator'), ['--json-path', file]).then(() => 'valid', () => 'invalid')).toBe('invalid');
   });
 
-  it('sends an asynchronous invocation that failed three times to an encrypted queue, and may send only there', () => {
+  it('lets the state machine invoke exactly its three steps and run its own children; no function invokes a function', () => {
+    for (const mode of /** @type {Array<keyof typeof MODES>} */ (Object.keys(MODES))) {
+      expect(statementsOf(template(mode)).filter((/** @type {any} */ s) => [s.Action].flat().some((action) => action.startsWith('lambda:')))).toEqual([]);
+      const statements = template(mode).Resources.JobStateMachineRole.Properties.Policies[0].PolicyDocument.Statement;
+      const by = (/** @type {string} */ action) => statements.filter((/** @type {any} */ s) => s.Action.includes(action)).flatMap((/** @type {any} */ s) => s.Resource.map(arnText));
+      expect(by('lambda:InvokeFunction')).toEqual(['plan', 'segment', 'summarize'].map((name) => `arn:{AWS::Partition}:lambda:{AWS::Region}:{AWS::AccountId}:function:csv-import-dev-${name}`));
+      expect(by('states:StartExecution')).toEqual(['arn:{AWS::Partition}:states:{AWS::Region}:{AWS::AccountId}:stateMachine:csv-import-dev-job']);
+      expect(by('states:RedriveExecution')).toEqual(['arn:{AWS::Partition}:states:{AWS::Region}:{AWS::AccountId}:execution:csv-import-dev-job/Shards:*']);
+      const output = mode === 'existing table and bucket' ? 'csv-import-dev-us-east-1-output' : mode.includes('beside') ? 'acme-exports' : 'csv-import-dev-us-east-1-source';
+      expect(by('s3:GetObject')).toEqual([`arn:{AWS::Partition}:s3:::${output}/_imports/*`]);
+      expect(by('s3:PutObject')).toEqual([`arn:{AWS::Partition}:s3:::${output}/_imports/*`]);
+    }
+    // The functions start and look up executions of that machine only.
+    expect(resourcesFor(template('demo'), 'states:StartExecution')).toEqual(['arn:{AWS::Partition}:states:{AWS::Region}:{AWS::AccountId}:stateMachine:csv-import-dev-job']);
+    expect(resourcesFor(template('demo'), 'states:DescribeExecution')).toEqual(['arn:{AWS::Partition}:states:{AWS::Region}:{AWS::AccountId}:execution:csv-import-dev-job:*']);
+    expect(environment('demo').STATE_MACHINE_NAME).toBe('csv-import-dev-job');
+  });
+
+  it('has no failure queue and no idempotency table: a start of a started job finds its execution by name', () => {
     const demo = template('demo');
-    expect(demo.Resources.FailedInvocationsQueue.Properties).toMatchObject({ QueueName: 'csv-import-dev-failed-invocations', SqsManagedSseEnabled: true, MessageRetentionPeriod: 1209600 });
+    expect(resourcesOfType(demo, 'AWS::SQS::Queue')).toEqual([]);
+    expect(resourcesOfType(demo, 'AWS::DynamoDB::Table').map(([name]) => name)).toEqual(['ImportTable']);
+    expect(environment('demo').IDEMPOTENCY_TABLE).toBeUndefined();
     const [[, config]] = resourcesOfType(demo, 'AWS::Lambda::EventInvokeConfig');
-    expect(/** @type {any} */ (config).Properties).toMatchObject({
-      FunctionName: { Ref: 'ImportLambdaFunction' },
-      MaximumRetryAttempts: 2,
-      DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': ['FailedInvocationsQueue', 'Arn'] } } },
-    });
-    expect(resourcesFor(demo, 'sqs:SendMessage')).toEqual([JSON.stringify({ 'Fn::GetAtt': ['FailedInvocationsQueue', 'Arn'] })]);
-  });
-
-  it('makes a duplicated job payload a no-op with an idempotency table, which only the function may use', () => {
-    const demo = template('demo');
-    expect(demo.Resources.IdempotencyTable.Properties).toMatchObject({
-      BillingMode: 'PAY_PER_REQUEST',
-      KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
-      TimeToLiveSpecification: { AttributeName: 'expiration', Enabled: true },
-    });
-    expect(environment('demo').IDEMPOTENCY_TABLE).toBe('csv-import-dev-idempotency');
-    const records = statementsOf(demo).filter((/** @type {any} */ s) => [s.Resource].flat().some((r) => JSON.stringify(r).includes('IdempotencyTable')));
-    expect(records).toEqual([{ Effect: 'Allow', Action: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'], Resource: { 'Fn::GetAtt': ['IdempotencyTable', 'Arn'] } }]);
+    expect(/** @type {any} */ (config).Properties).toMatchObject({ FunctionName: { Ref: 'ImportLambdaFunction' }, MaximumRetryAttempts: 2 });
   });
 
   it('is a package that imports on its own: unzipped alone, loaded on Node.js 22 with nothing else on the module path, within Lambda\'s size limits', async () => {
-    const { env, dynamodb, s3 } = useLocalServers();
     const zip = path.join(built.demo.out, 'csv-import.zip');
     const unpacked = mkdtempSync(path.join(os.tmpdir(), 'sls-unpacked-'));
     try {
@@ -286,14 +317,12 @@ describe('sls package, in each mode', () => {
 
 describe('sls invoke local -f import', () => {
   it('runs the handler against the local servers', async () => {
-    const { env, dynamodb, s3 } = useLocalServers();
     const table = 'csv-import-dev-items';
-    // The tables serverless.yml gives the function (items, idempotency records); made once per DynamoDB Local.
-    for (const name of [table, 'csv-import-dev-idempotency']) {
-      await createLocalTable(dynamodb, name).catch((error) => {
-        if (error.name !== 'ResourceInUseException') throw error;
-      });
-    }
+    // The table serverless.yml gives the function. Under `sls invoke local` the job runs in the process
+    // (STATE_MACHINE_NAME is the deployed stack's, which a local run does not start).
+    await createLocalTable(dynamodb, table).catch((error) => {
+      if (error.name !== 'ResourceInUseException') throw error;
+    });
     await upload(s3, 'invoke-local/people.csv', 'id,name,score\nx1,Ann,1.5\nx2,Bob,2\nx3,Cy,3\n');
     // The demo bucket's name is the test bucket's: rejects and status go beside the source, as deployed.
     const { stdout } = await run(sls, ['invoke', 'local', '-f', 'import', `--param=bucket=${TEST_BUCKET}`, '--data', JSON.stringify({ bucket: TEST_BUCKET, key: 'invoke-local/people.csv', columnTypes: 'score:N' })], {
@@ -304,8 +333,5 @@ describe('sls invoke local -f import', () => {
     expect(result).toMatchObject({ table, rowsRead: 3, written: 3, rejected: 0, balanced: true });
     const ids = (await scanAll(dynamodb, table)).map((item) => item.id.S);
     expect(ids).toEqual(expect.arrayContaining(['x1', 'x2', 'x3']));
-    // The job's payload has its idempotency record.
-    const records = await scanAll(dynamodb, 'csv-import-dev-idempotency');
-    expect(records.some((record) => record.status?.S === 'COMPLETED')).toBe(true);
   });
 });

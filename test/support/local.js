@@ -25,6 +25,8 @@ export function localEnv() {
  * its calls grew slower as it filled. `env.DYNAMODB_ENDPOINT` is set once it has started.
  */
 export function useLocalServers() {
+  // Its servers start in a beforeAll, which a call inside a running test would never reach.
+  if (expect.getState().currentTestName !== undefined) throw new Error('call useLocalServers() at the top of the test file or of a describe block, not inside a test');
   const env = { ...localEnv() };
   const credentials = { accessKeyId: env.AWS_ACCESS_KEY_ID, secretAccessKey: env.AWS_SECRET_ACCESS_KEY };
   /** @type {import('../../local/dynalite.js').LocalDynamoDB | undefined} */
