@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.js'],
+    include: ['test/**/*.test.js', 'bench/**/*.test.js'],
     // One S3 emulator for the whole run; a local DynamoDB (dynalite) per test file (test/support/local.js).
     globalSetup: ['test/support/global-setup.js'],
     testTimeout: 180_000,

@@ -78,7 +78,7 @@ export function createRecordParser({ delimiter, lineOffset = 0, fieldCount, enco
   // Where each record ends (line and byte) and how many empty lines were skipped so far. csv-parse keeps
   // these counts current in `parser.info` and pushes each record the moment it ends, so they are read
   // there as the record is pushed. (Its `info: true` option copies the whole state twice per record:
-  // a quarter of the parser's time.) test/csv-records.test.js and the fixtures check the line numbers.
+  // a quarter of the parser's time.) test/unit/records/csv-records.test.js and the fixtures check the line numbers.
   const pushOutput = parser.push.bind(parser);
   const counts = parser.info;
   parser.push = (/** @type {any} */ output) =>

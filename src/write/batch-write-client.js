@@ -2,7 +2,7 @@
  * BatchWriteItem calls over keep-alive HTTP, signed with Signature Version 4 here rather than sent
  * through the SDK's middleware stack: the stack (endpoint rules, retry strategy, user agent, schema
  * walk, signer) cost a third of the import's CPU (bench/README.md). The SDK still resolves
- * the credentials and the endpoint, and sends every other call. test/batch-write-client.test.js checks
+ * the credentials and the endpoint, and sends every other call. test/unit/write/batch-write-client.test.js checks
  * the signature against the SDK's own signer. As the SDK does, an answer whose body does not match its
  * x-amz-crc32 header is retried rather than believed (a damaged "nothing unprocessed" would lose rows),
  * and a clock five minutes or more off the server's is corrected from its Date header.

@@ -1,0 +1,49 @@
+/**
+ * deploy/stack.cjs as a plain function of the deployment's parameters: what each mode creates and grants
+ * (test/deploy/serverless.test.js checks the templates `sls package` builds from it), and a clear error naming
+ * the parameter and the fix for each bad value.
+ */
+import { createRequire } from 'node:module';
+import { describe, expect, it } from 'vitest';
+
+const { stackFor } = createRequire(import.meta.url)('../deploy/stack.cjs');
+const names = { service: 'csv-import', stage: 'dev', region: 'us-east-1' };
+const NONE = { table: '', tableRegion: '', allowedTables: '', keyColumn: '', sortKeyColumn: '', columnTypes: '', sourceBucket: '', sourcePrefix: '', sourceTrigger: '', outputInSourceBucket: '', sourceKmsKey: '', bucket: '' };
+/** @param {Partial<typeof NONE>} params */
+const stack = (params) => stackFor({ ...NONE, ...params }, names);
+
+describe('the stack for the deployment parameters', () => {
+  it('is the demo with none: its own table and bucket, the trigger on imports/*.csv', () => {
+    const demo = stack({});
+    expect(demo.summary).toEqual({ table: 'csv-import-dev-items', source: 'csv-import-dev-us-east-1-source', sourcePrefix: '', output: 'csv-import-dev-us-east-1-source' });
+    expect(Object.keys(demo.resources.Resources)).toEqual(['JobStateMachineRole', 'ImportTable', 'SourceBucketTlsOnly']);
+    expect(demo.events).toEqual([{ s3: { bucket: 'sourceBucket', event: 's3:ObjectCreated:*', rules: [{ prefix: 'imports/' }, { suffix: '.csv' }] } }]);
+    expect(stack({ bucket: 'my-unique-name' }).summary.source).toBe('my-unique-name');
+  });
+
+  it('attaches the trigger to an existing bucket only when asked, on its prefix', () => {
+    expect(stack({ sourceBucket: 'acme', sourcePrefix: 'in/' }).events).toEqual([]);
+    expect(stack({ sourceBucket: 'acme', sourcePrefix: 'in/', sourceTrigger: 'true' }).events).toEqual([
+      { s3: { bucket: 'acme', existing: true, event: 's3:ObjectCreated:*', rules: [{ prefix: 'in/' }, { suffix: '.csv' }] } },
+    ]);
+  });
+
+  it.each([
+    [{ table: 'a b' }, 'table', 'name of an existing DynamoDB table'],
+    [{ allowedTables: 'Orders,,Lines' }, 'allowedTables', 'separated by commas'],
+    [{ table: 'Orders', tableRegion: 'Ireland' }, 'tableRegion', 'such as eu-west-1'],
+    [{ tableRegion: 'eu-west-1' }, 'tableRegion', 'only with "table"'],
+    [{ sortKeyColumn: 'createdAt' }, 'sortKeyColumn', 'set keyColumn too'],
+    [{ sourceBucket: 'Acme_Data' }, 'sourceBucket', 'existing S3 bucket'],
+    [{ sourceBucket: 'acme', bucket: 'mine' }, 'bucket', 'leave it out'],
+    [{ sourcePrefix: 'in/' }, 'sourcePrefix', 'only with sourceBucket'],
+    [{ sourceBucket: 'acme', sourcePrefix: '/in/' }, 'sourcePrefix', 'do not start with "/"'],
+    [{ sourceTrigger: 'true' }, 'sourceTrigger', 'only with sourceBucket'],
+    [{ sourceBucket: 'acme', sourceTrigger: 'yes' }, 'sourceTrigger', 'true or false'],
+    [{ sourceBucket: 'acme', sourceTrigger: 'true', outputInSourceBucket: 'true' }, 'sourcePrefix', 'would import the rejects files'],
+    [{ sourceBucket: 'acme', sourceTrigger: 'true', outputInSourceBucket: 'true', sourcePrefix: 'rej' }, 'sourcePrefix', 'would import the rejects files'],
+    [{ sourceBucket: 'acme', sourceKmsKey: 'alias/orders' }, 'sourceKmsKey', 'an alias is not enough'],
+  ])('refuses %j, naming %s and the fix', (params, name, fix) => {
+    expect(() => stack(params)).toThrow(new RegExp(`Invalid parameter "${name}"[\\s\\S]*${fix}`));
+  });
+});

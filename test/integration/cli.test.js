@@ -1,0 +1,473 @@
+/**
+ * The `ddbload` command, run as a person runs it (a child process, in a pseudo-terminal for the live view)
+ * against the local servers (an S3 object, or a local file), checked against the sequential oracle: the
+ * table's items, the rejects files and the books. Ctrl-C and --resume, once and twice, end to end.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { parse } from 'csv-parse/sync';
+import { describe, expect, it } from 'vitest';
+import { runJob } from '../../src/handler.js';
+import { resolveConfig } from '../../src/config/index.js';
+import { compare, scanTable, tableKeysFor } from '../oracle/differential.js';
+import { expectedImport } from '../oracle/oracle.js';
+import { generatedCsv, mixedCsv } from '../support/imports.js';
+import { startFaultProxy } from '../support/fault-proxy.js';
+import { createTable, TEST_BUCKET, upload, useCleanups, useLocalServers } from '../support/local.js';
+
+const MAIN = path.resolve('src/cli/main.js');
+const OPTIONS = { keyColumn: 'id', generateKey: false, columnTypes: /** @type {Record<string, any>} */ ({ n: 'N' }), delimiter: ',', shuffleWindow: 0 };
+
+/**
+ * Runs the command. `onStdout` sees its output as it comes and may signal it.
+ * @param {string[]} args
+ * @param {{ cwd: string, env: Record<string, string | undefined>, onStdout?: (text: string, child: import('node:child_process').ChildProcess) => void, timeoutMs?: number }} options
+ * @returns {Promise<{ code: number | null, stdout: string, stderr: string }>}
+ */
+function runCli(args, { cwd, env, onStdout, timeoutMs = 120_000 }) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [MAIN, ...args], { cwd, env: { ...env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`ddbload ${args.join(' ')} ran past ${timeoutMs} ms; stderr: ${stderr}`));
+    }, timeoutMs);
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+      onStdout?.(stdout, child);
+    });
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/**
+ * Runs the command in a pseudo-terminal (util-linux `script`), as on a person's terminal.
+ * @param {string[]} args @param {{ cwd: string, env: Record<string, string | undefined> }} options
+ */
+function runCliOnTerminal(args, { cwd, env }) {
+  const command = [process.execPath, MAIN, ...args].map((word) => `'${word}'`).join(' ');
+  return new Promise((resolve) => {
+    const child = spawn('script', ['-qfec', command, '/dev/null'], { cwd, env: { ...env, COLUMNS: '120', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk) => {
+      output += chunk;
+    });
+    child.on('close', (code) => resolve({ code, output }));
+  });
+}
+
+/** Every row of every rejects file under a directory (without their header lines). @param {string} dir */
+function rejectsUnder(dir) {
+  /** @type {string[][]} */
+  const rows = [];
+  const walk = (/** @type {string} */ at) => {
+    for (const entry of readdirSync(at, { withFileTypes: true })) {
+      const full = path.join(at, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else if (entry.name.endsWith('.csv')) rows.push(...parse(readFileSync(full, 'utf8'), { relax_column_count: true }).slice(1));
+    }
+  };
+  walk(path.join(dir, 'rejects'));
+  return rows;
+}
+
+/** The JSON lines of an output, parsed. @param {string} stdout */
+const jsonLines = (stdout) => stdout.trim().split('\n').map((line) => JSON.parse(line));
+
+describe('the ddbload command', () => {
+  const local = useLocalServers();
+  const cleanup = useCleanups(local.env);
+  /** A directory for the test's files, removed after it. */
+  const workDir = () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'ddbload-'));
+    cleanup(() => rmSync(dir, { recursive: true, force: true }));
+    return dir;
+  };
+
+  /**
+   * Differences between what the oracle expects of these bytes and what the table and the rejects hold.
+   * @param {Buffer} bytes @param {string} table @param {string[][]} rejects @param {Record<string, any>} summary
+   */
+  async function differencesFor(bytes, table, rejects, summary) {
+    const items = await scanTable(local.env, table);
+    return compare(expectedImport(bytes, OPTIONS), { summary, thrown: undefined, items, rejects, proxies: {} }, OPTIONS);
+  }
+
+  it('imports a local file in --json mode: the Lambda\'s JSON lines, its summary last, rejects beside the file', async () => {
+    const dir = workDir();
+    const { csv } = mixedCsv(3_000, { duplicates: true });
+    writeFileSync(path.join(dir, 'people.csv'), csv);
+    const table = await createTable(local.dynamodb, tableKeysFor(OPTIONS));
+
+    const { code, stdout, stderr } = await runCli(['import', 'people.csv', '--table', table, '--types', 'n:N', '--json', '--log-interval-ms', '100'], { cwd: dir, env: process.env });
+    expect(stderr).not.toMatch(/error/i);
+    expect(code).toBe(0);
+    expect(stdout).not.toContain('\u001b['); // no escape codes
+    const lines = jsonLines(stdout);
+    const summary = lines.at(-1);
+    expect(await differencesFor(Buffer.from(csv), table, rejectsUnder(dir), summary)).toEqual([]);
+
+    // The same import through the Lambda's entry (the object in S3, another table): the same lines and summary.
+    const lambdaTable = await createTable(local.dynamodb, tableKeysFor(OPTIONS));
+    await upload(local.s3, 'cli/people.csv', csv);
+    const payload = { bucket: TEST_BUCKET, key: 'cli/people.csv', table: lambdaTable, columnTypes: { n: 'N' } };
+    const lambdaSummary = JSON.parse(JSON.stringify(await runJob(payload, resolveConfig(payload, process.env), undefined, { log: { info() {}, warn() {}, error() {} } })));
+    const books = (/** @type {Record<string, unknown>} */ s) => ({ rowsRead: s.rowsRead, written: s.written, rejected: s.rejected, duplicatesCollapsed: s.duplicatesCollapsed, rejectedByReason: s.rejectedByReason, balanced: s.balanced, rejectSample: s.rejectSample });
+    expect(books(summary)).toEqual(books(lambdaSummary));
+    expect(Object.keys(summary).filter((name) => name !== 'file').sort()).toEqual(Object.keys(lambdaSummary).filter((name) => name !== 'bucket' && name !== 'key').sort());
+    const throughput = lines.filter((line) => line.message === 'throughput');
+    expect(throughput.length).toBeGreaterThan(0);
+    for (const line of throughput) {
+      expect(line).toMatchObject({ level: 'INFO', service: 'csv-import', jobId: summary.jobId, shard: 0, segment: 1 });
+      expect(Object.keys(line)).toEqual(expect.arrayContaining(['rowsRead', 'written', 'rejected', 'rowsPerSecond', 'wcuPerSecond', 'throttledItems', 'window', 'byte', 'bytes']));
+    }
+    expect(lines.find((line) => line.message === 'summary')).toMatchObject(summary);
+  });
+
+  it('imports an S3 object with the SDK\'s default credentials and region', async () => {
+    const dir = workDir();
+    const { csv } = mixedCsv(1_000);
+    await upload(local.s3, 'cli/s3-source.csv', csv);
+    const table = await createTable(local.dynamodb, tableKeysFor(OPTIONS));
+    // Credentials and region reach the command only through the environment, as from a profile or SSO.
+    const { code, stdout } = await runCli(['import', `s3://${TEST_BUCKET}/cli/s3-source.csv`, '--table', table, '--types', 'n:N', '--json'], { cwd: dir, env: { ...process.env, TABLE_NAME: 'not-this-one', CONCURRENCY: 'not a number' } });
+    expect(code).toBe(0);
+    const summary = jsonLines(stdout).at(-1);
+    expect(summary).toMatchObject({ bucket: TEST_BUCKET, key: 'cli/s3-source.csv', table, balanced: true });
+    const rejects = [];
+    for (const key of summary.rejectsObjects) {
+      const { readRejects } = await import('../support/local.js');
+      rejects.push(...(await readRejects(local.s3, key)).slice(1));
+    }
+    expect(await differencesFor(Buffer.from(csv), table, rejects, summary)).toEqual([]);
+  });
+
+  it('shows a live view on a terminal, then a summary table with the job and its rejects file', async () => {
+    const dir = workDir();
+    const { csv } = mixedCsv(20_000, { duplicates: true });
+    writeFileSync(path.join(dir, 'people.csv'), csv);
+    const table = await createTable(local.dynamodb, tableKeysFor(OPTIONS));
+
+    const { code, output } = /** @type {{ code: number, output: string }} */ (await runCliOnTerminal(['import', 'people.csv', '--table', table, '--types', 'n:N', '--max-wcu', '8000', '--log-interval-ms', '200'], { cwd: dir, env: process.env }));
+    expect(code).toBe(0);
+    // Redrawn in place: cursor moves up and clears lines, several frames.
+    expect(output).toMatch(/\u001b\[\d+A/);
+    const frames = output.match(/people\.csv → [^\s]+ .*?\d+% of [\d.]+ MB/g) ?? [];
+    expect(frames.length).toBeGreaterThan(2);
+    expect(output).toMatch(/rows {2}read [\d,]+ {2}written [\d,]+ {2}rejected [\d,]+/);
+    expect(output).toMatch(/rate {2}[\d,]+ rows\/s now, [\d,]+ avg {3}[\d,]+ WCU\/s now/);
+    expect(output).toMatch(/pace {2}window \d+, \d+ in flight {3}throttled [\d,]+ items/);
+    expect(output).toMatch(/ETA \d+:\d\d/);
+    // The summary: books, the job id and the rejects file, and no JSON.
+    const expected = expectedImport(Buffer.from(csv), OPTIONS);
+    expect(output).toMatch(new RegExp(`rows read +${expected.rowsRead.toLocaleString('en-US')}`));
+    expect(output).toMatch(new RegExp(`rejected +${expected.rejects.length.toLocaleString('en-US')} +FIELD_COUNT`));
+    expect(output).toMatch(/books +balanced/);
+    const jobId = /job ([0-9a-f-]{36})/.exec(output)?.[1];
+    expect(jobId).toBeDefined();
+    expect(output).toContain(`rejects ${path.join(dir, 'rejects', 'people.csv', String(jobId))}`);
+    expect(output).not.toMatch(/^\{"level"/m);
+    expect(await differencesFor(Buffer.from(csv), table, rejectsUnder(dir), { rowsRead: expected.rowsRead, rejected: expected.rejects.length, balanced: true })).toEqual([]);
+  });
+
+  it('stops on Ctrl-C at a record boundary, saves a checkpoint, and --resume finishes the job: every row once', async () => {
+    const dir = workDir();
+    const { csv } = mixedCsv(12_000, { duplicates: true });
+    writeFileSync(path.join(dir, 'people.csv'), csv);
+    const table = await createTable(local.dynamodb, tableKeysFor(OPTIONS));
+    const args = ['import', 'people.csv', '--table', table, '--types', 'n:N', '--json', '--max-wcu', '3000', '--log-interval-ms', '200'];
+
+    let signalled = false;
+    const first = await runCli(args, {
+      cwd: dir,
+      env: process.env,
+      onStdout(text, child) {
+        if (!signalled && /"message":"throughput".*"written":[1-9]/.test(text)) {
+          signalled = true;
+          child.kill('SIGINT');
+        }
+      },
+    });
+    expect(first.code).toBe(130);
+    const stopped = jsonLines(first.stdout).at(-1);
+    expect(stopped).toMatchObject({ stopped: true, rowsToReplay: 0 });
+    expect(first.stderr).toContain('Resume with:');
+    const resume = /^ {2}(npx ddbload .*)$/m.exec(first.stderr)?.[1];
+    expect(resume).toBe(`npx ddbload ${args.join(' ')} --resume ${stopped.checkpointFile}`);
+    const partly = await scanTable(local.env, table);
+    expect(partly.length).toBeGreaterThan(0);
+    expect(partly.length).toBeLessThan(11_000);
+
+    expect(path.basename(stopped.checkpointFile)).toMatch(new RegExp(`^${stopped.jobId}\\.[0-9a-f]{8}\\.checkpoint\\.json$`));
+
+    // Another import than the one stopped is refused, each with the fix: another table, another reading of
+    // the rows, another endpoint, a checkpoint edited by hand, --local (whose table is gone).
+    const proxy = await startFaultProxy({ target: local.env.DYNAMODB_ENDPOINT });
+    cleanup(() => proxy.stop());
+    const text = readFileSync(stopped.checkpointFile, 'utf8');
+    const edited = path.join(dir, 'edited.checkpoint.json');
+    writeFileSync(edited, text.replace(/"byte": (\d+)/, (_, byte) => `"byte": ${Number(byte) + 1}`));
+    const refusals = [
+      [['import', 'people.csv', '--table', 'another-table', '--resume', stopped.checkpointFile], process.env, `it is the checkpoint of ${path.join(dir, 'people.csv')} into ${table}`],
+      [[...args, '--delimiter', ';', '--resume', stopped.checkpointFile], process.env, 'the import was stopped with --delimiter ","'],
+      [[...args.filter((arg) => arg !== '--types' && arg !== 'n:N'), '--resume', stopped.checkpointFile], process.env, 'the import was stopped with --types {"n":"N"}'],
+      [[...args, '--mode', 'delete', '--resume', stopped.checkpointFile], process.env, 'the import was stopped with --mode "put"'],
+      [[...args, '--empty-cell', 'null', '--resume', stopped.checkpointFile], process.env, 'the import was stopped with --empty-cell "omit"'],
+      [[...args, '--resume', stopped.checkpointFile], { ...process.env, DYNAMODB_ENDPOINT: proxy.endpoint }, `not on ${proxy.endpoint} in`],
+      [[...args, '--resume', edited], process.env, 'the file was changed since the stopped import wrote it'],
+      [[...args, '--local', '--resume', stopped.checkpointFile], process.env, "--local's table is discarded"],
+    ];
+    for (const [refusedArgs, env, message] of /** @type {Array<[string[], Record<string, string | undefined>, string]>} */ (refusals)) {
+      const refused = await runCli(refusedArgs, { cwd: dir, env });
+      expect({ code: refused.code, stderr: refused.stderr }).toEqual({ code: 2, stderr: expect.stringContaining(message) });
+    }
+    expect(proxy.counts.calls).toBe(0);
+
+    const second = await runCli([...args, '--resume', stopped.checkpointFile], { cwd: dir, env: process.env });
+    expect(second.code).toBe(0);
+    const summary = jsonLines(second.stdout).at(-1);
+    expect(summary.segments).toBe(2);
+    expect(await differencesFor(Buffer.from(csv), table, rejectsUnder(dir), summary)).toEqual([]);
+    // Its checkpoint is of no more use once the import finished.
+    expect(existsSync(stopped.checkpointFile)).toBe(false);
+  });
+
+  it('refuses a second run of a job while the first is running, and names the process to wait for', async () => {
+    const dir = workDir();
+    const { csv } = mixedCsv(8_000);
+    writeFileSync(path.join(dir, 'people.csv'), csv);
+    const table = await createTable(local.dynamodb, tableKeysFor(OPTIONS));
+    const args = ['import', 'people.csv', '--table', table, '--types', 'n:N', '--json', '--max-wcu', '2000', '--log-interval-ms', '200'];
+
+    /** @type {Promise<{ code: number | null, stdout: string, stderr: string }> | undefined} */
+    let secondRun;
+    let firstPid = 0;
+    const first = await runCli(args, {
+      cwd: dir,
+      env: process.env,
+      onStdout(text, child) {
+        if (secondRun === undefined && /"message":"throughput".*"written":[1-9]/.test(text)) {
+          firstPid = child.pid ?? 0;
+          secondRun = runCli(args, { cwd: dir, env: process.env });
+        }
+      },
+    });
+    expect(first.code).toBe(0);
+    const second = await /** @type {Promise<{ code: number | null, stdout: string, stderr: string }>} */ (secondRun);
+    expect(second.code).toBe(1);
+    expect(second.stderr).toContain(`is being run by process ${firstPid}`);
+    const summary = jsonLines(first.stdout).at(-1);
+    expect(await differencesFor(Buffer.from(csv), table, rejectsUnder(dir), summary)).toEqual([]);
+
+    // Once the first has ended, the same command runs (and writes the same rows again, changing nothing).
+    const again = await runCli(args, { cwd: dir, env: process.env });
+    expect(again.code).toBe(0);
+  });
+
+  it('on a second Ctrl-C gives the writes in flight up, saves their rows, and --resume writes them first', async () => {
+    const dir = workDir();
+    const { csv } = mixedCsv(6_000, { duplicates: true });
+    writeFileSync(path.join(dir, 'people.csv'), csv);
+    const table = await createTable(local.dynamodb, tableKeysFor(OPTIONS));
+    // From the 20th call on, nothing is answered: the drain after the first Ctrl-C cannot end.
+    let hanging = true;
+    const proxy = await startFaultProxy({ target: local.env.DYNAMODB_ENDPOINT, hangCall: (call) => hanging && call >= 20 });
+    cleanup(() => proxy.stop());
+    const args = ['import', 'people.csv', '--table', table, '--types', 'n:N', '--json', '--request-timeout-ms', '60000', '--log-interval-ms', '200'];
+
+    let signals = 0;
+    const first = await runCli(args, {
+      cwd: dir,
+      env: { ...process.env, DYNAMODB_ENDPOINT: proxy.endpoint },
+      onStdout(text, child) {
+        if (signals === 0 && /"inFlight":[1-9]/.test(text) && proxy.counts.hangs > 0) {
+          signals = 1;
+          child.kill('SIGINT');
+          setTimeout(() => {
+            signals = 2;
+            child.kill('SIGINT');
+          }, 1_000);
+        }
+      },
+    });
+    expect(signals).toBe(2);
+    expect(first.code).toBe(130);
+    const stopped = jsonLines(first.stdout).at(-1);
+    expect(stopped.rowsToReplay).toBeGreaterThan(0);
+    expect(first.stderr).toMatch(/rows whose writes were given up are saved in .*replay-shard-0001-segment-0001-[0-9a-f]{8}\.json/);
+
+    // The resume goes to the same endpoint (another would be refused), which answers again.
+    hanging = false;
+    const second = await runCli([...args, '--resume', stopped.checkpointFile], { cwd: dir, env: { ...process.env, DYNAMODB_ENDPOINT: proxy.endpoint } });
+    expect(second.code).toBe(0);
+    const summary = jsonLines(second.stdout).at(-1);
+    expect(await differencesFor(Buffer.from(csv), table, rejectsUnder(dir), summary)).toEqual([]);
+  });
+
+  it('with --local, starts a local DynamoDB (dynalite) for the run, creates the table and imports into it', async () => {
+    const dir = workDir();
+    const { csv } = mixedCsv(2_000, { duplicates: true });
+    writeFileSync(path.join(dir, 'people.csv'), csv);
+    const { DYNAMODB_ENDPOINT: _, S3_ENDPOINT: __, ...withoutServers } = process.env;
+    const { code, stdout, stderr } = await runCli(['import', './people.csv', '--table', 'People', '--types', 'n:N', '--local', '--json'], { cwd: dir, env: withoutServers });
+    expect(code).toBe(0);
+    const summary = jsonLines(stdout).at(-1);
+    const expected = expectedImport(Buffer.from(csv), OPTIONS);
+    expect(summary).toMatchObject({ table: 'People', rowsRead: expected.rowsRead, rejected: expected.rejects.length, balanced: true });
+    expect(stderr).toMatch(/local DynamoDB at http:\/\/127\.0\.0\.1:\d+; table People created/);
+    expect(stderr).toContain(`the local table People holds ${expected.items.size.toLocaleString('en-US')} items (discarded when this run ends)`);
+  });
+
+  it('with --endpoint-url, writes to the DynamoDB-compatible server it names, and refuses a bad URL or one beside --local', async () => {
+    const dir = workDir();
+    writeFileSync(path.join(dir, 'few.csv'), 'id,n\na,1\nb,2\n');
+    const table = await createTable(local.dynamodb, tableKeysFor(OPTIONS));
+    // A server the user runs: here the local one behind a proxy that counts what reaches it.
+    const proxy = await startFaultProxy({ target: local.env.DYNAMODB_ENDPOINT });
+    cleanup(() => proxy.stop());
+    const { DYNAMODB_ENDPOINT: _, ...withoutEndpoint } = process.env;
+    const imported = await runCli(['import', 'few.csv', '--table', table, '--types', 'n:N', '--endpoint-url', proxy.endpoint, '--region', 'us-east-1', '--json'], { cwd: dir, env: withoutEndpoint });
+    expect(imported.code).toBe(0);
+    expect(jsonLines(imported.stdout).at(-1)).toMatchObject({ written: 2, balanced: true });
+    expect(proxy.counts.calls).toBe(1);
+    for (const [args, message] of /** @type {Array<[string[], RegExp]>} */ ([
+      [['--endpoint-url', 'localhost:8000'], /--endpoint-url[\s\S]*use the http:\/\/ or https:\/\/ URL of a DynamoDB-compatible server/],
+      [['--endpoint-url', proxy.endpoint, '--local'], /--endpoint-url[\s\S]*--local starts a local DynamoDB of its own/],
+      [['--local-dir', '.ddb'], /--local-dir[\s\S]*keeps the tables of --local between runs: add --local/],
+    ])) {
+      const refused = await runCli(['import', 'few.csv', '--table', table, ...args], { cwd: dir, env: withoutEndpoint });
+      expect({ code: refused.code, stderr: refused.stderr }).toEqual({ code: 2, stderr: expect.stringMatching(message) });
+    }
+  });
+
+  it('stops a dry run on Ctrl-C with a report of the rows read so far', async () => {
+    const dir = workDir();
+    const { csv } = mixedCsv(150_000);
+    writeFileSync(path.join(dir, 'big.csv'), csv);
+    const table = await createTable(local.dynamodb, tableKeysFor(OPTIONS));
+    let signalled = false;
+    const { code, stdout, stderr } = await runCli(['import', 'big.csv', '--table', table, '--types', 'n:N', '--dry-run', '--json', '--log-interval-ms', '100'], {
+      cwd: dir,
+      env: process.env,
+      onStdout(text, child) {
+        if (!signalled && text.includes('"message":"throughput"')) {
+          signalled = true;
+          child.kill('SIGINT');
+        }
+      },
+    });
+    expect(code).toBe(130);
+    expect(stderr).toContain('Stopping the dry run');
+    const report = jsonLines(stdout).at(-1);
+    expect(report).toMatchObject({ dryRun: true, complete: false, balanced: true });
+    expect(report.rowsRead).toBeGreaterThan(0);
+    expect(report.rowsRead).toBeLessThan(150_000);
+  });
+
+  it('prints a resume command that keeps the words after "--" as arguments', async () => {
+    const { resumeCommand } = await import('../../src/cli/program.js');
+    expect(resumeCommand(['import', '--table', 'T', '--resume', 'old.json', '--', '-odd name.csv'], '/tmp/a b.json')).toBe("npx ddbload import --table T --resume '/tmp/a b.json' -- '-odd name.csv'");
+    expect(resumeCommand(['import', 'x.csv', '--table', 'T'], '/tmp/c.json')).toBe('npx ddbload import x.csv --table T --resume /tmp/c.json');
+  });
+
+  it('reads the status of a local file\'s import from beside the file', async () => {
+    const dir = workDir();
+    const { csv } = mixedCsv(2_000);
+    writeFileSync(path.join(dir, 'small.csv'), csv);
+    const table = await createTable(local.dynamodb, tableKeysFor(OPTIONS));
+    expect((await runCli(['import', 'small.csv', '--table', table, '--types', 'n:N', '--json'], { cwd: dir, env: process.env })).code).toBe(0);
+    const { code, stdout } = await runCli(['status', 'small.csv', '--table', table], { cwd: dir, env: process.env });
+    expect(code).toBe(0);
+    expect(stdout).toContain(path.join(dir, 'small.csv'));
+    expect(stdout).toMatch(/total +done/);
+    expect(stdout).toContain(path.join(dir, 'rejects', 'small.csv'));
+  });
+
+  it('names the flag and the fix for every bad command line', async () => {
+    const dir = workDir();
+    writeFileSync(path.join(dir, 'x.csv'), 'id\n1\n');
+    await upload(local.s3, 'two-objects/a.csv', 'id\n1\n');
+    await upload(local.s3, 'two-objects/b.csv', 'id\n2\n');
+    const cases = [
+      [['import', 'x.csv', '--table', 'People', '--max-objects', '5'], /Invalid option --max-objects: got "5"; bounds the objects of a job over a prefix or a DynamoDB export/],
+      // Found while planning, after the options were checked: still the flag's name, never the payload's.
+      [['import', `s3://${TEST_BUCKET}/two-objects/`, '--table', 'People', '--max-objects', '1'], /^(?![\s\S]*maxObjects)[\s\S]*--max-objects[\s\S]*holds 2 objects[\s\S]*raise --max-objects/],
+      [['import', 'x.csv', '--table', 'People', '--max-wcuu', '5'], /unknown option '--max-wcuu'[\s\S]*Did you mean --max-wcu\?/],
+      [['import', 'x.csv', '--table', 'People', '--max-wcu', '0'], /Invalid option --max-wcu: got "0"; use a whole number from 1 to/],
+      [['import', 'x.csv', '--table', 'People', '--delimiter', '§'], /Invalid option --delimiter: got "§"; use one ASCII character/],
+      [['import', 'x.csv', '--table', 'x'], /Invalid option --table: got "x"; a DynamoDB table name is 3-255 characters/],
+      [['import', 'x.csv'], /required option '--table <name>' not specified/],
+      [['import', 's3://bucket-only', '--table', 'People'], /name an object as s3:\/\/bucket\/key/],
+      [['import', 'https://example.com/x.csv', '--table', 'People'], /the source is s3:\/\/bucket\/key or a path to a local file/],
+      [['import', `s3://${TEST_BUCKET}/x.csv`, '--table', 'People', '--local'], /--local[\s\S]*import a local file with --local/],
+      [['import', `s3://${TEST_BUCKET}/x.csv`, '--table', 'People', '--output-dir', 'out'], /--output-dir[\s\S]*only an import of a local file writes to a directory/],
+      [['import', 'x.csv', '--table', 'People', '--resume', 'nothing-here.json'], /--resume[\s\S]*cannot read it as a checkpoint/],
+      [['frobnicate'], /unknown command 'frobnicate'/],
+    ];
+    for (const [args, message] of /** @type {Array<[string[], RegExp]>} */ (cases)) {
+      const { code, stderr } = await runCli(args, { cwd: dir, env: process.env });
+      expect({ args, code, stderr }).toMatchObject({ code: 2, stderr: expect.stringMatching(message) });
+    }
+    const table = await createTable(local.dynamodb, tableKeysFor(OPTIONS));
+    const missing = await runCli(['import', 'no-such.csv', '--table', table, '--json'], { cwd: dir, env: process.env });
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain(`${path.join(dir, 'no-such.csv')} does not exist; check the path`);
+    const noTable = await runCli(['import', 'x.csv', '--table', 'no-such-table', '--json'], { cwd: dir, env: process.env });
+    expect(noTable.code).toBe(1);
+    expect(noTable.stderr).toContain('table "no-such-table" does not exist');
+    const help = await runCli(['import', '--help'], { cwd: dir, env: process.env });
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('Examples:');
+    expect(help.stdout).toContain('--max-wcu <n>');
+  });
+
+  it('stops its shards\' workers when it is killed, and status shows their shards lost at once (issue 35, defect 9)', async () => {
+    const dir = workDir();
+    writeFileSync(path.join(dir, 'slow.csv'), generatedCsv(3_000, 11));
+    const table = await createTable(local.dynamodb);
+    // 100 WCU/s for each of two shards: about 15 s of writing, long enough to kill the command mid-way.
+    const child = spawn(process.execPath, [MAIN, 'import', 'slow.csv', '--table', table, '--shards', '2', '--max-wcu', '200', '--json'], { cwd: dir, env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' }, stdio: 'ignore' });
+    const statusDir = path.join(dir, '_imports');
+    /** @returns {number[]} the pids of the shards running */
+    const runners = () => {
+      if (!existsSync(statusDir)) return [];
+      const [job] = readdirSync(statusDir).filter((name) => name !== 'latest');
+      if (job === undefined) return [];
+      return readdirSync(path.join(statusDir, job))
+        .filter((name) => name.startsWith('shard-') && name.endsWith('.json'))
+        .map((name) => JSON.parse(readFileSync(path.join(statusDir, job, name), 'utf8')))
+        .filter((status) => status.state === 'running' && status.written > 0)
+        .map((status) => status.runner.pid);
+    };
+    const alive = (/** @type {number} */ pid) => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    const deadline = Date.now() + 30_000;
+    while (runners().length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    const pids = runners();
+    expect(pids).toHaveLength(2);
+    child.kill('SIGKILL');
+    const stopBy = Date.now() + 5_000;
+    while (pids.some(alive) && Date.now() < stopBy) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(pids.filter(alive)).toEqual([]);
+
+    const status = await runCli(['status', 'slow.csv', '--table', table], { cwd: dir, env: process.env });
+    expect(status.code).toBe(2);
+    expect(status.stdout).toMatch(/lost/);
+    expect(status.stdout).toContain('ended without finishing it (killed)');
+  });
+});
