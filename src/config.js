@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { ConfigError } from './errors.js';
 import { parseCheckpoint, parseShardSpec } from './job/checkpoint.js';
-import { ENCODING_NAMES } from './records/text-encoding.js';
+import { ENCODING_NAMES } from './records/csv/text-encoding.js';
 import { ON_DEMAND_USD_PER_MILLION_WRITES } from './job/prices.js';
 
 /**
@@ -38,7 +38,7 @@ import { ON_DEMAND_USD_PER_MILLION_WRITES } from './job/prices.js';
  * @property {string} setSeparator      what cuts an SS, NS or BS cell into its members
  * @property {'put' | 'delete'} mode    put each row's item, or delete the item of each row's key
  * @property {string} delimiter         one-character CSV field delimiter
- * @property {import('./records/text-encoding.js').EncodingOption} encoding  how the bytes are read as text ('auto': by the byte order mark)
+ * @property {import('./records/csv/text-encoding.js').EncodingOption} encoding  how the bytes are read as text ('auto': by the byte order mark)
  * @property {number} concurrency       BatchWriteItem calls in flight at most (the adaptive window's ceiling)
  * @property {boolean} adaptiveConcurrency  grow and cut the window with the table's answers (AIMD)
  * @property {number} minConcurrency    the adaptive window's floor
@@ -385,7 +385,7 @@ function setSeparator(raw, name) {
 /** @param {unknown} raw @param {string} name */
 function delimiter(raw, name) {
   const value = raw === '\\t' ? '\t' : raw;
-  // ASCII only: the record guard finds delimiters byte by byte (by code unit in UTF-16).
+  // ASCII only: the record splitter finds delimiters byte by byte (by code unit in UTF-16).
   if (typeof value !== 'string' || value.length !== 1 || value === '"' || value === '\n' || value === '\r' || value.charCodeAt(0) > 0x7f || value === '\0') {
     throw new ConfigError(name, raw, 'use one ASCII character other than a quote or a line break, such as "," ";" "|" or "\\t"');
   }
@@ -398,7 +398,7 @@ function encoding(raw, name) {
   if (found === undefined) {
     throw new ConfigError(name, raw, 'use "auto" (the default: UTF-8, or UTF-16LE when the file starts with its byte order mark), "utf-8", "utf-16le", "windows-1252" (files saved by Excel on Windows) or "latin1"');
   }
-  return /** @type {import('./records/text-encoding.js').EncodingOption} */ (found);
+  return /** @type {import('./records/csv/text-encoding.js').EncodingOption} */ (found);
 }
 
 /**

@@ -1,10 +1,10 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createRecordParser } from '../src/records/csv-records.js';
+import { createRecordParser } from '../src/records/csv/csv-records.js';
 
 /**
  * @param {string | Buffer | Buffer[]} text  chunks, to cut sequences and records at chunk ends
- * @param {string} [delimiter] @param {import('../src/records/text-encoding.js').EncodingOption} [encoding]
+ * @param {string} [delimiter] @param {import('../src/records/csv/text-encoding.js').EncodingOption} [encoding]
  */
 async function rows(text, delimiter = ',', encoding = 'utf-8') {
   const { input, parser, toRow } = createRecordParser({ delimiter, encoding });
@@ -167,7 +167,7 @@ describe('createRecordParser', () => {
     expect((await rows(Buffer.from([0xff, 0xfe, 0x69, 0x64, 0x0a]), ',', 'latin1'))[0]).toEqual({ line: 1, fields: ['\u00ff\u00feid'] });
   });
 
-  it('gives each record the file offset of its end, past lines the guard replaced', async () => {
+  it('gives each record the file offset of its end, past bad records taken out', async () => {
     const text = 'id,a\n1,"x"y\n2,ok\n';
     const { input, parser, toRow } = createRecordParser({ delimiter: ',' });
     input.end(text);

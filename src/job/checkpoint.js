@@ -8,7 +8,7 @@
 import { v5 as uuidv5 } from 'uuid';
 import { ConfigError } from '../errors.js';
 import { TOTALS } from '../observe/counters.js';
-import { ENCODINGS } from '../records/text-encoding.js';
+import { ENCODINGS } from '../records/csv/text-encoding.js';
 import { KEY_ID_FORM } from '../items/key-id.js';
 import { sourceId } from '../source/source-name.js';
 import { writeOptionsOf } from './write-options.js';
@@ -37,7 +37,7 @@ export function jobIdFor(source, etag, table, options, runId) {
 export const jobIdOf = (config, etag) => jobIdFor(sourceId(config), etag, config.table, writeOptionsOf(config), config.runId);
 
 /** @typedef {import('../observe/counters.js').Totals} Totals */
-/** @typedef {import('../records/text-encoding.js').Encoding} Encoding */
+/** @typedef {import('../records/csv/text-encoding.js').Encoding} Encoding */
 
 /**
  * @typedef {object} Checkpoint

@@ -92,7 +92,7 @@ export async function runImport(config, { clients, logger, stopBy = Infinity, de
   let buildItem = stages.buildItem;
   // spread: the ranges a previous segment carried on, or, at the start, K ranges cut from this segment's bytes.
   let spread = start.spread;
-  /** @type {import('../records/text-encoding.js').Encoding | undefined} */
+  /** @type {import('../records/csv/text-encoding.js').Encoding | undefined} */
   let spreadEncoding = start.encoding;
   if (spread === undefined && config.spread > 1 && !input.gzip) {
     const plan = await planSpread(body, { format, from: start.byte, line: start.line, end: source.end, ranges: config.spread, delimiter: config.delimiter, encoding: start.encoding ?? config.encoding, header, where: sourceWhere(config) }).catch((error) => {

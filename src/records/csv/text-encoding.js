@@ -3,7 +3,7 @@
  * (the default), the file's byte order mark. The first segment (or the shard planner) decides; every
  * later segment and every shard is handed the answer, since only the file's start has the mark.
  */
-import { HeaderError } from '../errors.js';
+import { HeaderError } from '../../errors.js';
 
 /** The option's values. @typedef {'auto' | Encoding} EncodingOption */
 /** An encoding once decided. @typedef {'utf-8' | 'utf-16le' | 'windows-1252' | 'latin1'} Encoding */
