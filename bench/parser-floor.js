@@ -1,13 +1,13 @@
 #!/usr/bin/env node
 /**
- * The parser alone: the record guard and csv-parse with the importer's options (src/records/csv-records.js) over generated rows held
+ * The parser alone: the record splitter and csv-parse with the importer's options (src/records/csv/csv-records.js) over generated rows held
  * in memory, no S3, no calls. Its rows/s bounds what one thread that parses can import.
  *   node bench/parser-floor.js [rows]   prints `{"secondsPer100k": ..., "rowsPerSecond": ...}`
  */
 import { Readable } from 'node:stream';
 import { pathToFileURL } from 'node:url';
 import { csvChunks } from '../data-generator/generate.js';
-import { createRecordParser } from '../src/records/csv-records.js';
+import { createRecordParser } from '../src/records/csv/csv-records.js';
 
 /** @param {number} rows @param {number} [runs] median of this many runs */
 export async function parserFloor(rows, runs = 3) {

@@ -92,7 +92,7 @@ async function planToKeep(config, store, jobId) {
  * Undefined for a compressed object, which cannot be entered mid-way.
  * @param {import('node:stream').Readable} raw  the object as stored, from byte 0
  * @param {{ config: Readonly<ImportConfig>, key: string, bytes: number, shards: number, where: string }} options
- * @returns {Promise<{ format: import('../config/index.js').Format, shards: ShardRange[], header?: string[], encoding?: import('../records/text-encoding.js').Encoding, note?: string } | undefined>}
+ * @returns {Promise<{ format: import('../config/index.js').Format, shards: ShardRange[], header?: string[], encoding?: import('../records/csv/text-encoding.js').Encoding, note?: string } | undefined>}
  */
 async function cutObject(raw, { config, key, bytes, shards, where }) {
   const { first, body } = await peek(raw, 4);

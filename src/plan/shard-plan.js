@@ -5,9 +5,9 @@
  * scanner; no record is held in memory.
  */
 import { HeaderError, SourceError } from '../errors.js';
-import { createRecordParser } from '../records/csv-records.js';
-import { createRecordScanner } from '../records/record-scanner.js';
-import { decideEncoding } from '../records/text-encoding.js';
+import { createRecordParser } from '../records/csv/csv-records.js';
+import { createRecordScanner } from '../records/csv/record-scanner.js';
+import { decideEncoding } from '../records/csv/text-encoding.js';
 
 /**
  * @typedef {object} ShardRange
@@ -18,14 +18,14 @@ import { decideEncoding } from '../records/text-encoding.js';
  * @property {string} [key]   the object, in a job over many (else the job's)
  * @property {string} [etag]  its version, in a job over many
  * @property {string[]} [header]  its header, when it is a range after the header of a CSV object in a job over many
- * @property {import('../records/text-encoding.js').Encoding} [encoding]  likewise
+ * @property {import('../records/csv/text-encoding.js').Encoding} [encoding]  likewise
  * @property {import('../config/index.js').Format} [format]  its format, when the planner decided it (a range of a cut object)
  */
 
 /**
  * @typedef {object} ShardPlan
  * @property {string[]} header
- * @property {import('../records/text-encoding.js').Encoding} encoding  the file's, decided at its start: every shard reads in it
+ * @property {import('../records/csv/text-encoding.js').Encoding} encoding  the file's, decided at its start: every shard reads in it
  * @property {ShardRange[]} shards  in file order, none empty; fewer than asked for if the file has fewer records
  * @property {number} bytes   size of the object
  * @property {string} [note]  why the plan differs from what was asked for
@@ -43,7 +43,7 @@ const MAX_HEADER_BYTES = 256 << 10;
  * @param {number} options.bytes      the object's size
  * @param {number} options.shards     how many shards are wanted
  * @param {string} options.delimiter
- * @param {import('../records/text-encoding.js').EncodingOption} [options.encoding]
+ * @param {import('../records/csv/text-encoding.js').EncodingOption} [options.encoding]
  * @param {string} options.where      s3://bucket/key, for messages
  * @returns {Promise<ShardPlan>}
  */
@@ -86,7 +86,7 @@ export async function planShards(body, { bytes, shards, delimiter, encoding = 'a
   }
   const headerBytes = Buffer.concat(head).subarray(0, headerEnd?.byte ?? headBytes);
   // The scanner decided the encoding from the file's first bytes, as the first segment would.
-  const decided = /** @type {import('../records/text-encoding.js').Encoding} */ (scanner.encoding());
+  const decided = /** @type {import('../records/csv/text-encoding.js').Encoding} */ (scanner.encoding());
   const header = await readHeader(headerBytes, delimiter, decided, where);
   if (cuts === undefined) {
     // The header is the whole file (no line break after it): no rows, one empty shard.
@@ -129,7 +129,7 @@ function createCuts({ start, line, bytes, shards }) {
 
 /**
  * The file's first bytes as text, without the byte order mark, as the first segment would read them.
- * @param {Buffer} bytes @param {import('../records/text-encoding.js').EncodingOption} option
+ * @param {Buffer} bytes @param {import('../records/csv/text-encoding.js').EncodingOption} option
  */
 function headText(bytes, option) {
   const { encoding, bom } = decideEncoding(option, bytes);
@@ -140,7 +140,7 @@ function headText(bytes, option) {
  * The header, read by the record reader a segment uses, so that a header an import would refuse (bytes
  * that are not text, a stray quote) is refused here too, with the same message.
  * @param {Buffer} bytes  the header record with its line break (and any BOM and empty lines before it)
- * @param {string} delimiter @param {import('../records/text-encoding.js').EncodingOption} encoding @param {string} where
+ * @param {string} delimiter @param {import('../records/csv/text-encoding.js').EncodingOption} encoding @param {string} where
  * @returns {Promise<string[]>}
  */
 async function readHeader(bytes, delimiter, encoding, where) {
@@ -183,7 +183,7 @@ export async function planLineShards(body, { bytes, shards, where, from = 0, lin
  * Cuts a stretch of a CSV object whose header is known (a shard's range, read by `spread`) into ranges on
  * record boundaries, as planShards cuts a whole object.
  * @param {AsyncIterable<Buffer>} body  the object's bytes from `from` to `bytes`
- * @param {{ from: number, line: number, bytes: number, ranges: number, delimiter: string, encoding: import('../records/text-encoding.js').Encoding, where: string }} options
+ * @param {{ from: number, line: number, bytes: number, ranges: number, delimiter: string, encoding: import('../records/csv/text-encoding.js').Encoding, where: string }} options
  * @returns {Promise<ShardRange[]>}
  */
 export async function planRecordRanges(body, { from, line, bytes, ranges, delimiter, encoding, where }) {

@@ -27,10 +27,10 @@ import { planLineShards, planRecordRanges, planShards } from './shard-plan.js';
  * @param {number} options.end   one past the last byte
  * @param {number} options.ranges  how many
  * @param {string} options.delimiter
- * @param {import('../records/text-encoding.js').EncodingOption} options.encoding  the job's, once decided
+ * @param {import('../records/csv/text-encoding.js').EncodingOption} options.encoding  the job's, once decided
  * @param {string[] | undefined} options.header  the CSV header, when the segment starts after it
  * @param {string} options.where
- * @returns {Promise<{ header: string[] | undefined, encoding: import('../records/text-encoding.js').Encoding | undefined, ranges: SpreadRange[] }>}
+ * @returns {Promise<{ header: string[] | undefined, encoding: import('../records/csv/text-encoding.js').Encoding | undefined, ranges: SpreadRange[] }>}
  */
 export async function planSpread(body, { format, from, line, end, ranges, delimiter, encoding, header, where }) {
   const toSpread = (/** @type {Array<{ start: number, end: number, line: number }>} */ cuts) => cuts.filter((cut) => cut.end > cut.start).map((cut) => ({ byte: cut.start, end: cut.end, line: cut.line, stop: undefined }));
@@ -42,7 +42,7 @@ export async function planSpread(body, { format, from, line, end, ranges, delimi
     const plan = await planShards(body, { bytes: end, shards: ranges, delimiter, encoding, where });
     return { header: plan.header, encoding: plan.encoding, ranges: toSpread(plan.shards) };
   }
-  const decided = /** @type {import('../records/text-encoding.js').Encoding} */ (encoding === 'auto' ? 'utf-8' : encoding);
+  const decided = /** @type {import('../records/csv/text-encoding.js').Encoding} */ (encoding === 'auto' ? 'utf-8' : encoding);
   return { header, encoding: decided, ranges: toSpread(await planRecordRanges(body, { from, line, bytes: end, ranges, delimiter, encoding: decided, where })) };
 }
 

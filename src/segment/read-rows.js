@@ -9,13 +9,13 @@ import { HeaderError, RowError } from '../errors.js';
 /** @typedef {(fields: string[], line: number) => import('../items/item-builder.js').BuiltItem} BuildItem */
 
 /**
- * A format's record reader (records/csv-records.js, records/json-lines.js): bytes in, records out in order.
+ * A format's record reader (records/csv/csv-records.js, records/json-lines.js): bytes in, records out in order.
  * @typedef {object} RecordReader
  * @property {import('node:stream').Writable} input
  * @property {import('node:stream').Readable} parser
- * @property {(output: any) => import('../records/csv-records.js').CsvRecord | import('../records/csv-records.js').CsvSkip} toRow
+ * @property {(output: any) => import('../records/csv/csv-records.js').CsvRecord | import('../records/csv/csv-records.js').CsvSkip} toRow
  * @property {() => number} linesRead
- * @property {() => import('../records/text-encoding.js').Encoding | undefined} encoding
+ * @property {() => import('../records/csv/text-encoding.js').Encoding | undefined} encoding
  */
 
 /**

@@ -5,7 +5,7 @@
  */
 import { createItemBuilder } from '../items/item-builder.js';
 import { createJsonItemBuilder } from '../items/json-item.js';
-import { createRecordParser } from '../records/csv-records.js';
+import { createRecordParser } from '../records/csv/csv-records.js';
 import { createLineParser } from '../records/json-lines.js';
 import { decideFormat } from '../records/format.js';
 import { peek } from '../source/compression.js';
@@ -31,7 +31,7 @@ export async function formatOf(config, start, body) {
  * @param {object} options
  * @param {import('../config/index.js').Format} options.format
  * @param {Readonly<import('../config/index.js').ImportConfig>} options.config
- * @param {{ line: number, byte: number, header: string[] | undefined, encoding?: import('../records/text-encoding.js').Encoding }} options.start
+ * @param {{ line: number, byte: number, header: string[] | undefined, encoding?: import('../records/csv/text-encoding.js').Encoding }} options.start
  * @param {{ etag: string }} options.source
  * @param {import('../items/json-item.js').TableKeys} options.keys
  * @param {boolean} [options.sized]  CSV items carry their size (a dry run's)

@@ -108,7 +108,7 @@ export async function startSegmentReport({ config, store, logger, start, jobId, 
     /**
      * The segment's end: the job's (or shard's) summary, or, when it stopped early, the checkpoint the next
      * segment starts from.
-     * @param {{ handOver: false, note?: string } | { handOver: true, byte: number, line: number, header: string[], gzip: boolean, encoding: import('../records/text-encoding.js').Encoding | undefined, replay?: import('../state/checkpoint.js').Replay, spread?: import('../state/checkpoint.js').Spread }} end
+     * @param {{ handOver: false, note?: string } | { handOver: true, byte: number, line: number, header: string[], gzip: boolean, encoding: import('../records/csv/text-encoding.js').Encoding | undefined, replay?: import('../state/checkpoint.js').Replay, spread?: import('../state/checkpoint.js').Spread }} end
      * @returns {Promise<SegmentOutcome>}
      */
     async finish(end) {

@@ -41,7 +41,7 @@ const silenceAllowedMs = (status) => (status.handedOverAt !== undefined ? 15 * 6
  * @property {string} etag  the object's version; in a job over many, a digest of their versions (an export's: its manifest's)
  * @property {number} bytes
  * @property {string[]} header
- * @property {import('../records/text-encoding.js').Encoding} [encoding]  the file's (absent in a plan from before it was kept)
+ * @property {import('../records/csv/text-encoding.js').Encoding} [encoding]  the file's (absent in a plan from before it was kept)
  * @property {Array<import('../plan/shard-plan.js').ShardRange>} shards
  * @property {{ delimiter: string, encoding: string, shards: number, bytesPerShard: number | null }} [options]  the options it was cut by
  * @property {string} createdAt

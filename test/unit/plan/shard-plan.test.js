@@ -6,8 +6,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { createRecordParser } from '../../../src/records/csv-records.js';
-import { createRecordScanner } from '../../../src/records/record-scanner.js';
+import { createRecordParser } from '../../../src/records/csv/csv-records.js';
+import { createRecordScanner } from '../../../src/records/csv/record-scanner.js';
 import { planShards } from '../../../src/plan/shard-plan.js';
 
 /** @type {Record<string, { options?: { delimiter?: string } }>} */
@@ -17,7 +17,7 @@ const corpus = JSON.parse(readFileSync(new URL('../../fixtures/expected.json', i
  * Parses bytes as csv-records.js does; returns the outputs as comparable strings.
  * @param {Buffer} bytes @param {string} delimiter @param {number} lineOffset
  * @param {string[] | undefined} header  given when `bytes` start after it
- * @param {import('../../../src/records/text-encoding.js').Encoding} [encoding]  the planner's, for a shard
+ * @param {import('../../../src/records/csv/text-encoding.js').Encoding} [encoding]  the planner's, for a shard
  */
 async function parseAll(bytes, delimiter, lineOffset, header, encoding) {
   // A shard is read mid-file, in the encoding the planner decided.

@@ -1,10 +1,10 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createRecordParser } from '../../../src/records/csv-records.js';
+import { createRecordParser } from '../../../src/records/csv/csv-records.js';
 
 /**
  * @param {string | Buffer | Buffer[]} text  chunks, to cut sequences and records at chunk ends
- * @param {string} [delimiter] @param {import('../../../src/records/text-encoding.js').EncodingOption} [encoding]
+ * @param {string} [delimiter] @param {import('../../../src/records/csv/text-encoding.js').EncodingOption} [encoding]
  */
 async function rows(text, delimiter = ',', encoding = 'utf-8') {
   const { input, parser, toRow } = createRecordParser({ delimiter, encoding });

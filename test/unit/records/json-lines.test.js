@@ -5,7 +5,7 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createLineParser } from '../../../src/records/json-lines.js';
-import { MAX_RECORD_BYTES } from '../../../src/records/record-guard.js';
+import { MAX_RECORD_BYTES } from '../../../src/records/record-size.js';
 
 /** Every row the reader gives for these bytes, fed in chunks of `chunk` bytes. @param {Buffer} bytes @param {number} chunk */
 async function rowsOf(bytes, chunk) {

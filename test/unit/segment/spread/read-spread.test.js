@@ -6,7 +6,7 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { readSpread } from '../../../../src/segment/spread/read-spread.js';
-import { createRecordParser } from '../../../../src/records/csv-records.js';
+import { createRecordParser } from '../../../../src/records/csv/csv-records.js';
 
 const CSV = 'a,1\na,2\nb,1\nb,2\nc,1\nc,2\nd,1\nd,2\n';
 /** Byte where each line starts. */

@@ -1,19 +1,17 @@
 /**
  * Record boundaries of a CSV's bytes, for the shard planner: each boundary's file offset and the line
  * breaks before it (CRLF, LF and CR once each, inside quoted fields too, as csv-records.js counts them).
- * The boundaries are the record guard's (record-guard.js), the same code that splits records for an
+ * The boundaries are the record splitter's (record-splitter.js), the same code that splits records for an
  * import, so a shard starts exactly where a segment that read the whole file would find a record's start.
  * Nothing is held but the record under way, so it can read a whole object once to plan shards.
  */
-import { createRecordSplitter } from './record-guard.js';
+import { createRecordSplitter } from './record-splitter.js';
 
 /**
  * @typedef {object} Boundary
  * @property {number} byte   first byte of the next record (just after a line break)
  * @property {number} lines  line breaks before that byte
  */
-
-const ignore = () => {};
 
 /**
  * @param {object} options
@@ -28,18 +26,16 @@ export function createRecordScanner({ delimiter, encoding = 'auto', onBoundary }
     delimiter,
     // The planner decides the encoding from the file's start as the first segment would.
     encoding,
-    checkText: false,
-    output: false,
     onBoundary(boundary) {
       if (listening && onBoundary(boundary) === true) listening = false;
     },
   });
   return {
     /** @param {Buffer} chunk */
-    scan: (chunk) => splitter.write(chunk, ignore),
+    scan: (chunk) => splitter.write(chunk),
     /** The file's encoding, once its first bytes were scanned. */
     encoding: splitter.encoding,
     /** Ends the scan; the last record needs no line break after it. */
-    end: () => splitter.end(ignore),
+    end: () => splitter.end(),
   };
 }

@@ -3,10 +3,10 @@
  * (the default), the file's byte order mark. The first segment (or the shard planner) decides; every
  * later segment and every shard is handed the answer, since only the file's start has the mark.
  */
-import { HeaderError } from '../errors.js';
+import { HeaderError } from '../../errors.js';
 
-/** @typedef {import('../config/values.js').EncodingOption} EncodingOption */
-/** @typedef {import('../config/values.js').Encoding} Encoding */
+/** @typedef {import('../../config/values.js').EncodingOption} EncodingOption */
+/** @typedef {import('../../config/values.js').Encoding} Encoding */
 
 /** Bytes that must be seen at the file's start before the encoding can be decided (a UTF-32 BOM's). */
 export const ENCODING_PROBE_BYTES = 4;

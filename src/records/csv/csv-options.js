@@ -1,7 +1,8 @@
 /**
- * How the importer reads CSV, in one place: the record reader (csv-records.js) and the planner's header
- * (plan/shard-plan.js) both give csv-parse these options, after the record guard (record-guard.js), which
- * follows the same rules byte by byte, has decided the encoding and dropped any byte order mark.
+ * How the importer reads CSV, in one place: the record reader (csv-records.js), for every record and for
+ * the planner's header (plan/shard-plan.js), gives csv-parse these options, after the record splitter
+ * (record-splitter.js), which follows the same rules byte by byte, has decided the encoding and dropped
+ * any byte order mark.
  */
 
 /**
@@ -11,7 +12,7 @@
 export function csvReadingOptions(delimiter) {
   return {
     delimiter,
-    // The guard drops the byte order mark the encoding has; csv-parse would also drop one that the
+    // The splitter drops the byte order mark the encoding has; csv-parse would also drop one that the
     // encoding option says is text (a windows-1252 file starting "ï»¿") and switch encodings on it.
     bom: false,
     // Any line end, even mixed in one file (auto-detection would fix the first one seen).
