@@ -8,6 +8,7 @@
  *   npm run bench                      the full set (about 15 minutes on the 2-core machine)
  *   npm run bench -- --quick           smaller files, one run each: a smoke test of the bench itself
  *   npm run bench -- --only seed,growth  some sections: client, capacity, seed, growth, shards, memory, dry, generator, e2e
+ *   npm run bench -- --only client --baseline COMMIT   the client's CPU beside another build
  */
 import { S3Client } from '@aws-sdk/client-s3';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -25,7 +26,7 @@ import { baselineWorker, BUCKET, fmt, generatorRun, importAgainst, inTurn, media
 import { hashKey, idealImport } from './table-model.js';
 
 const SECTIONS = ['client', 'capacity', 'seed', 'growth', 'shards', 'memory', 'dry', 'generator', 'e2e'];
-const { values: flags } = parseArgs({ options: { quick: { type: 'boolean', default: false }, only: { type: 'string' } } });
+const { values: flags } = parseArgs({ options: { quick: { type: 'boolean', default: false }, only: { type: 'string' }, baseline: { type: 'string' } } });
 const quick = flags.quick ?? false;
 const only = new Set((flags.only ?? SECTIONS.join(',')).split(',').map((name) => name.trim()));
 for (const name of only) if (!SECTIONS.includes(name)) throw new Error(`unknown section "${name}"; the sections are ${SECTIONS.join(', ')}`);
@@ -47,7 +48,9 @@ const TIME_SCALE = 120;
  * CPU_ALLOWANCE: one build run against itself, alternated, three runs each, had medians 4% apart on this
  * machine (500,000 rows). The baseline runs on this checkout's packages: a dependency bump counts as ours.
  */
-const BASELINE = '350080a26ffe2c258925e4ab0a2466467a98bc09';
+// `--baseline <commit>` holds the client's CPU to another build, run alternately beside this one (a
+// redesign's "within 3% of the build before it"); its row then names that build.
+const BASELINE = flags.baseline ?? '350080a26ffe2c258925e4ab0a2466467a98bc09';
 const BASELINE_NAME = BASELINE.slice(0, 7);
 const CPU_ALLOWANCE = 1.05;
 const SCALE_NOTE = `model time x${TIME_SCALE}`;

@@ -6,7 +6,7 @@
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 
-const { stackFor } = createRequire(import.meta.url)('../deploy/stack.cjs');
+const { stackFor } = createRequire(import.meta.url)('../../deploy/stack.cjs');
 const names = { service: 'csv-import', stage: 'dev', region: 'us-east-1' };
 const NONE = { table: '', tableRegion: '', allowedTables: '', keyColumn: '', sortKeyColumn: '', columnTypes: '', sourceBucket: '', sourcePrefix: '', sourceTrigger: '', outputInSourceBucket: '', sourceKmsKey: '', bucket: '' };
 /** @param {Partial<typeof NONE>} params */
