@@ -19,6 +19,7 @@
  */
 
 const { stateMachineDefinition } = require('./state-machine.cjs');
+const { dashboardResource } = require('./dashboard.cjs');
 
 const REJECTS_PREFIX = 'rejects/';
 const STATUS_PREFIX = '_imports/';
@@ -61,6 +62,7 @@ function stackFor(params, { service, stage, region }) {
     STATUS_PREFIX,
     // A job is an execution of this state machine, named by the job id: a duplicated start finds the first.
     STATE_MACHINE_NAME: stateMachineName,
+    JOBS_DASHBOARD: `${service}-${stage}-jobs`,
     POWERTOOLS_SERVICE_NAME: service,
     NODE_OPTIONS: '--enable-source-maps',
   };
@@ -105,6 +107,7 @@ function stackFor(params, { service, stage, region }) {
   /** @type {Record<string, unknown>} */
   const resources = {};
   resources.JobStateMachineRole = stepFunctions.role;
+  resources.JobsDashboard = dashboardResource({ name: `${service}-${stage}-jobs`, table, stateMachineName });
   if (demoTable) resources.ImportTable = demoTableResource(table);
   if (demoBucket) resources.SourceBucketTlsOnly = tlsOnlyPolicy({ Ref: 'S3BucketSourceBucket' }, source);
   if (ownOutput) {

@@ -16,7 +16,7 @@ describe('the stack for the deployment parameters', () => {
   it('is the demo with none: its own table and bucket, the trigger on imports/*.csv', () => {
     const demo = stack({});
     expect(demo.summary).toEqual({ table: 'csv-import-dev-items', source: 'csv-import-dev-us-east-1-source', sourcePrefix: '', output: 'csv-import-dev-us-east-1-source' });
-    expect(Object.keys(demo.resources.Resources)).toEqual(['JobStateMachineRole', 'ImportTable', 'SourceBucketTlsOnly']);
+    expect(Object.keys(demo.resources.Resources)).toEqual(['JobStateMachineRole', 'JobsDashboard', 'ImportTable', 'SourceBucketTlsOnly']);
     expect(demo.events).toEqual([{ s3: { bucket: 'sourceBucket', event: 's3:ObjectCreated:*', rules: [{ prefix: 'imports/' }, { suffix: '.csv' }] } }]);
     expect(stack({ bucket: 'my-unique-name' }).summary.source).toBe('my-unique-name');
   });

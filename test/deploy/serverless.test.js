@@ -251,6 +251,17 @@ describe('sls package, in each mode', () => {
     expect(environment('demo').STATE_MACHINE_NAME).toBe('csv-import-dev-job');
   });
 
+  it('has a dashboard of its jobs: rows and WCU per second, throttled items, the window, executions started and failed', () => {
+    const dashboard = template('demo').Resources.JobsDashboard.Properties;
+    expect(dashboard.DashboardName).toBe('csv-import-dev-jobs');
+    expect(environment('demo').JOBS_DASHBOARD).toBe('csv-import-dev-jobs');
+    const body = JSON.parse(dashboard.DashboardBody['Fn::Sub']);
+    const text = JSON.stringify(body);
+    for (const metric of ['RowsWrittenPerSecond', 'ConsumedWcuPerSecond', 'ThrottledItems', 'Window', 'ExecutionsFailed']) expect(text).toContain(metric);
+    expect(text).toContain('table=\\"csv-import-dev-items\\"');
+    expect(text).toContain('stateMachine:csv-import-dev-job');
+  });
+
   it('has no failure queue and no idempotency table: a start of a started job finds its execution by name', () => {
     const demo = template('demo');
     expect(resourcesOfType(demo, 'AWS::SQS::Queue')).toEqual([]);

@@ -1,0 +1,54 @@
+'use strict';
+/**
+ * The stack's CloudWatch dashboard for its jobs: rows and write capacity per second (the segments'
+ * embedded metrics, src/observe/metrics.js), items throttled, the adaptive window, and the job state
+ * machine's executions started, failed and running (AWS/States). Linked from a job's start answer.
+ */
+
+/**
+ * @param {{ name: string, table: string, stateMachineName: string }} names
+ * @returns {{ Type: string, Properties: Record<string, unknown> }}
+ */
+function dashboardResource({ name, table, stateMachineName }) {
+  /** A graph of the importer's metric for the table, summed over every segment at once. @param {string} title @param {string} metric @param {string} stat */
+  const imports = (title, metric, stat) => ({
+    type: 'metric',
+    width: 12,
+    height: 6,
+    properties: {
+      title,
+      region: '${AWS::Region}',
+      stat,
+      period: 60,
+      metrics: [[{ expression: `SUM(SEARCH('{CsvImport,service,table} MetricName="${metric}" table="${table}"', '${stat}', 60))`, label: metric }]],
+    },
+  });
+  const machine = `arn:\${AWS::Partition}:states:\${AWS::Region}:\${AWS::AccountId}:stateMachine:${stateMachineName}`;
+  const executions = {
+    type: 'metric',
+    width: 12,
+    height: 6,
+    properties: {
+      title: 'Jobs (executions of the job state machine)',
+      region: '${AWS::Region}',
+      stat: 'Sum',
+      period: 60,
+      metrics: ['ExecutionsStarted', 'ExecutionsSucceeded', 'ExecutionsFailed', 'ExecutionsRedriven'].map((metric) => ['AWS/States', metric, 'StateMachineArn', machine]),
+    },
+  };
+  const body = {
+    widgets: [
+      imports('Rows written per second', 'RowsWrittenPerSecond', 'Average'),
+      imports('Write capacity consumed per second', 'ConsumedWcuPerSecond', 'Average'),
+      imports('Items throttled', 'ThrottledItems', 'Sum'),
+      imports('Calls in flight (the adaptive window)', 'Window', 'Average'),
+      executions,
+    ],
+  };
+  return { Type: 'AWS::CloudWatch::Dashboard', Properties: { DashboardName: name, DashboardBody: { 'Fn::Sub': JSON.stringify(body) } } };
+}
+
+/** Where a person opens the dashboard. @param {string} region @param {string} name */
+const dashboardLink = (region, name) => `https://${region}.console.aws.amazon.com/cloudwatch/home?region=${region}#dashboards/dashboard/${name}`;
+
+module.exports = { dashboardResource, dashboardLink };
