@@ -385,8 +385,10 @@ async function growthSection(data, env, how) {
  */
 async function shardsSection(data, env, how) {
   const cap = 6_000;
-  const shards = 4;
-  const run = await importAgainst({ wcu: 20_000, latencyMs: 3, timeScale: TIME_SCALE }, data, env, { shards, maxWcu: cap, statusPrefix: 'bench-status/', rejectsPrefix: 'bench-rejects/' }, how);
+  // Issue 38's scale model: more shards than run at once, the cap divided between those running.
+  const shards = 8;
+  const atOnce = 4;
+  const run = await importAgainst({ wcu: 20_000, latencyMs: 3, timeScale: TIME_SCALE }, data, env, { shards, shardConcurrency: atOnce, maxWcu: cap, statusPrefix: 'bench-status/', rejectsPrefix: 'bench-rejects/' }, how);
   const seconds = run.model.perSecond.map((second) => second.wcu);
   const first = seconds.findIndex((wcu) => wcu > 0);
   const last = seconds.length - 1 - [...seconds].reverse().findIndex((wcu) => wcu > 0);
@@ -394,12 +396,12 @@ async function shardsSection(data, env, how) {
   const mean = whole.reduce((sum, wcu) => sum + wcu, 0) / Math.max(1, whole.length);
   const busiest = Math.max(...seconds);
   record(
-    `${shards} shards (worker processes) sharing maxWcu ${fmt(cap)}, ${data.rows.toLocaleString('en-US')} rows`,
+    `${shards} shards, ${atOnce} at once (worker processes), sharing maxWcu ${fmt(cap)}, ${data.rows.toLocaleString('en-US')} rows`,
     `${(mean / cap).toFixed(3)} x the cap on average over ${whole.length} whole seconds; busiest second ${(busiest / cap).toFixed(3)} x`,
     '>= 0.9 x the cap together, never > 1.05 x in any second',
     mean >= 0.9 * cap && busiest <= 1.05 * cap && run.summary.written === data.rows,
   );
-  writeFileSync(path.join(out, 'shards.svg'), await renderScenarioChart(run, `${shards} shards sharing maxWcu ${fmt(cap)} on a 20,000 WCU table`));
+  writeFileSync(path.join(out, 'shards.svg'), await renderScenarioChart(run, `${shards} shards, ${atOnce} at once, sharing maxWcu ${fmt(cap)} on a 20,000 WCU table`));
   results.shards = strip(run);
 }
 

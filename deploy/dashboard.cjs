@@ -48,7 +48,4 @@ function dashboardResource({ name, table, stateMachineName }) {
   return { Type: 'AWS::CloudWatch::Dashboard', Properties: { DashboardName: name, DashboardBody: { 'Fn::Sub': JSON.stringify(body) } } };
 }
 
-/** Where a person opens the dashboard. @param {string} region @param {string} name */
-const dashboardLink = (region, name) => `https://${region}.console.aws.amazon.com/cloudwatch/home?region=${region}#dashboards/dashboard/${name}`;
-
-module.exports = { dashboardResource, dashboardLink };
+module.exports = { dashboardResource };

@@ -14,7 +14,7 @@ import { invokeSelf } from './dispatch/continuation.js';
 import { runShardedJob } from './dispatch/fan-out.js';
 import { jobIdOfJob, wantsShards } from './plan/job-plan.js';
 import { planStep, segmentStep, summarizeStep } from './dispatch/step-functions/steps.js';
-import { sfnClient, startJobExecution, stateMachineArnOf } from './dispatch/step-functions/start.js';
+import { dashboardLinkOf, sfnClient, startJobExecution, stateMachineArnOf } from './dispatch/step-functions/start.js';
 import { runOncePerPayload } from './dispatch/idempotency.js';
 import { markShardFailed } from './state/job-status.js';
 import { outputStoreFor } from './state/output-store.js';
@@ -54,8 +54,10 @@ export async function handler(event, context) {
 async function startJob(payload, config, stateMachineArn) {
   const jobId = await jobIdOfJob(config, clientsFor(config).s3);
   const started = await startJobExecution({ sfn: sfnClient(config.region, undefined), stateMachineArn, jobId, input: payload });
-  logger.info(started.started ? 'job started' : 'job already started', started);
-  return started;
+  const dashboard = process.env.JOBS_DASHBOARD;
+  const answer = dashboard === undefined || dashboard === '' ? started : { ...started, dashboard: dashboardLinkOf(config.region, dashboard) };
+  logger.info(started.started ? 'job started' : 'job already started', answer);
+  return answer;
 }
 
 /** Step Functions' Plan task: the job's shard list. @param {{ job: Record<string, unknown> }} event @param {import('aws-lambda').Context} [context] */

@@ -24,9 +24,8 @@ const WORKER = fileURLToPath(new URL('../worker.js', import.meta.url));
 export const WORKER_REFUSED = 3;
 
 /**
- * Worker processes a job over many objects runs at once off Lambda (a job cut into `shards` runs them
- * all: their number is the user's); on Lambda every shard is an invocation, and the function's
- * reserved concurrency bounds them.
+ * Worker processes a job over many objects runs at once off Lambda, unless shardConcurrency says (a job
+ * cut into `shards` runs them all: their number is the user's). maxWcu is divided between those at once.
  */
 const LOCAL_WORKERS_AT_ONCE = 4;
 
@@ -51,7 +50,7 @@ export async function runShardedJob(payload, config, { clients, logger, function
   const status = await readJobStatus(store, config.statusPrefix, plan.jobId, plan);
   await recordLatestJob(store, config.statusPrefix, { source: sourceId(config), etag: plan.etag, table: config.table, jobId: plan.jobId, options: writeOptionsOf(config) });
   // (At least one: a file of a header and no rows is planned with no shard.)
-  const atOnce = config.continuation !== 'invoke' && plan.objects !== undefined ? LOCAL_WORKERS_AT_ONCE : Math.max(1, plan.shards.length);
+  const atOnce = Math.max(1, Math.min(plan.shards.length, config.shardConcurrency ?? (config.continuation !== 'invoke' && plan.objects !== undefined ? LOCAL_WORKERS_AT_ONCE : plan.shards.length)));
   const payloads = shardPayloads(payload, plan, config.maxWcu, atOnce);
   // Shards done, and shards alive and running (their status updated within their heartbeat), are left alone.
   const todo = payloads.filter((_, index) => status?.shards[index]?.state !== 'done' && status?.shards[index]?.state !== 'running');

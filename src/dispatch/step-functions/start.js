@@ -43,6 +43,9 @@ export function consoleLinkOf(executionArn) {
   return `https://${region}.console.aws.amazon.com/states/home?region=${region}#/v2/executions/details/${executionArn}`;
 }
 
+/** Where a person opens the stack's dashboard of its jobs. @param {string} region @param {string} name */
+export const dashboardLinkOf = (region, name) => `https://${region}.console.aws.amazon.com/cloudwatch/home?region=${region}#dashboards/dashboard/${name}`;
+
 /**
  * @param {{ sfn: SFNClient, stateMachineArn: string, jobId: string, input: Record<string, unknown> }} job
  * @returns {Promise<{ jobId: string, executionArn: string, started: boolean, status: string, console: string, note?: string }>}
