@@ -10,7 +10,12 @@
  * @returns {{ Type: string, Properties: Record<string, unknown> }}
  */
 function dashboardResource({ name, table, stateMachineName }) {
-  /** A graph of the importer's metric for the table, summed over every segment at once. @param {string} title @param {string} metric @param {string} stat */
+  /**
+   * A graph of the importer's metric for the table. Every segment publishes its figure each second with the
+   * same dimensions: the Sum of a minute's samples over 60 is the rate of all segments together; the
+   * Average, one segment's.
+   * @param {string} title @param {string} metric @param {'rate' | 'Average' | 'Sum'} stat
+   */
   const imports = (title, metric, stat) => ({
     type: 'metric',
     width: 12,
@@ -18,9 +23,8 @@ function dashboardResource({ name, table, stateMachineName }) {
     properties: {
       title,
       region: '${AWS::Region}',
-      stat,
       period: 60,
-      metrics: [[{ expression: `SUM(SEARCH('{CsvImport,service,table} MetricName="${metric}" table="${table}"', '${stat}', 60))`, label: metric }]],
+      metrics: [[{ expression: stat === 'rate' ? `SUM(SEARCH('{CsvImport,service,table} MetricName="${metric}" table="${table}"', 'Sum', 60)) / 60` : `SUM(SEARCH('{CsvImport,service,table} MetricName="${metric}" table="${table}"', '${stat}', 60))`, label: metric }]],
     },
   });
   const machine = `arn:\${AWS::Partition}:states:\${AWS::Region}:\${AWS::AccountId}:stateMachine:${stateMachineName}`;
@@ -38,10 +42,10 @@ function dashboardResource({ name, table, stateMachineName }) {
   };
   const body = {
     widgets: [
-      imports('Rows written per second', 'RowsWrittenPerSecond', 'Average'),
-      imports('Write capacity consumed per second', 'ConsumedWcuPerSecond', 'Average'),
-      imports('Items throttled', 'ThrottledItems', 'Sum'),
-      imports('Calls in flight (the adaptive window)', 'Window', 'Average'),
+      imports('Rows written per second, all segments', 'RowsWrittenPerSecond', 'rate'),
+      imports('Write capacity consumed per second, all segments', 'ConsumedWcuPerSecond', 'rate'),
+      imports('Items throttled per minute', 'ThrottledItems', 'Sum'),
+      imports('Calls in flight (the adaptive window), per segment', 'Window', 'Average'),
       executions,
     ],
   };

@@ -74,7 +74,8 @@ function stackFor(params, { service, stage, region }) {
     {
       Effect: 'Allow',
       Action: ['s3:GetObject'],
-      Resource: [s3Arn(`${source}/${sourcePrefix}*`), ...(ownOutput ? [s3Arn(`${output}/${STATUS_PREFIX}*`)] : [])],
+      // The job's own objects (status, plan, shard list, results) too, unless the source's grant covers them.
+      Resource: [s3Arn(`${source}/${sourcePrefix}*`), ...(ownOutput || sourcePrefix !== '' ? [s3Arn(`${output}/${STATUS_PREFIX}*`)] : [])],
     },
     // Rejected rows, job status and hand-over rows, under their prefixes only.
     {

@@ -10,10 +10,21 @@
  * are in the Map's results (FAILED_n.json) all the same.
  */
 
-/** Lambda's errors worth retrying: the service's own, the SDK's, and throttling. */
-const LAMBDA_TRANSIENT = ['Lambda.ServiceException', 'Lambda.AWSLambdaException', 'Lambda.SdkClientException', 'Lambda.TooManyRequestsException'];
+/**
+ * Lambda's errors that mean the invocation did not run, worth retrying. Not Lambda.SdkClientException:
+ * the function may have run, and a segment run twice at once could leave an older row of a key last.
+ */
+const LAMBDA_TRANSIENT = ['Lambda.ServiceException', 'Lambda.AWSLambdaException'];
 
-const RETRY = [{ ErrorEquals: LAMBDA_TRANSIENT, IntervalSeconds: 2, MaxAttempts: 6, BackoffRate: 2, MaxDelaySeconds: 60, JitterStrategy: 'FULL' }];
+/**
+ * Throttling (the account's or the function's reserved concurrency is taken) is waited out for up to an
+ * hour: before, a shard's asynchronous invocation waited in Lambda's queue; a job must not fail because
+ * more shards than the concurrency allows were started.
+ */
+const RETRY = [
+  { ErrorEquals: ['Lambda.TooManyRequestsException'], IntervalSeconds: 5, MaxAttempts: 20, BackoffRate: 2, MaxDelaySeconds: 300, JitterStrategy: 'FULL' },
+  { ErrorEquals: LAMBDA_TRANSIENT, IntervalSeconds: 2, MaxAttempts: 6, BackoffRate: 2, MaxDelaySeconds: 60, JitterStrategy: 'FULL' },
+];
 
 /** Longer than the function's 900 s, so that a hung invocation fails as Lambda's time-out, which says so. */
 const TASK_TIMEOUT_SECONDS = 960;
@@ -58,7 +69,7 @@ function stateMachineDefinition({ plan, segment, summarize, bucket }) {
         },
         Next: 'Summarize',
       },
-      Summarize: { ...invoke(summarize, { 'jobId.$': '$.jobId', 'job.$': '$.job', 'results.$': '$.results' }), ResultSelector: { 'summary.$': '$.Payload' }, OutputPath: '$.summary', End: true },
+      Summarize: { ...invoke(summarize, { 'jobId.$': '$.jobId', 'job.$': '$.job', 'shards.$': '$.shards', 'results.$': '$.results', 'startedAt.$': '$$.Execution.StartTime' }), ResultSelector: { 'summary.$': '$.Payload' }, OutputPath: '$.summary', End: true },
     },
   };
 }

@@ -13,7 +13,7 @@ import { invokeSelf } from './continuation.js';
 import { markShardFailed, readJobStatus, recordLatestJob } from '../state/job-status.js';
 import { outputStoreFor } from '../state/output-store.js';
 import { sourceFields, sourceId } from '../source/source-name.js';
-import { planJob, shardPayloads } from '../plan/job-plan.js';
+import { exportBooks, planJob, shardPayloads } from '../plan/job-plan.js';
 
 /** @typedef {import('../config/index.js').ImportConfig} ImportConfig */
 /** @typedef {import('../state/job-status.js').JobPlan} JobPlan */
@@ -86,19 +86,6 @@ export async function runShardedJob(payload, config, { clients, logger, function
     throw new JobError(`job ${plan.jobId}: ${failed.length} of ${plan.shards.length} shards did not finish (${failed.join('; ')}); run the job again to re-run only those`);
   }
   return summary;
-}
-
-/**
- * An export's books: its manifest counts the items (or, in an incremental export, the changes) in its data
- * files, and the job must have read exactly as many rows. Fewer or more means a data file was cut, changed
- * or added: the job is not balanced, and says so.
- * @param {JobPlan} plan @param {{ rowsRead: number, balanced: boolean }} total
- */
-function exportBooks(plan, total) {
-  if (plan.export === undefined) return {};
-  const expected = plan.export.itemCount;
-  if (total.rowsRead === expected) return { exportItemCount: expected };
-  return { exportItemCount: expected, balanced: false, exportMismatch: `the export's manifest lists ${expected} items and the job read ${total.rowsRead} rows: a data file was cut, changed or added since the export; compare the data folder with manifest-files.json` };
 }
 
 /**

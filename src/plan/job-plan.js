@@ -248,3 +248,16 @@ export async function jobIdOfJob(config, s3) {
   if (config.etag !== undefined) return jobIdOf(config, config.etag);
   return jobIdOfObject(s3, /** @type {Readonly<ImportConfig> & { bucket: string, key: string }} */ (config));
 }
+
+/**
+ * An export's books: its manifest counts the items (or, in an incremental export, the changes) in its data
+ * files, and the job must have read exactly as many rows. Fewer or more means a data file was cut, changed
+ * or added: the job is not balanced, and says so.
+ * @param {JobPlan} plan @param {{ rowsRead: number, balanced: boolean }} total
+ */
+export function exportBooks(plan, total) {
+  if (plan.export === undefined) return {};
+  const expected = plan.export.itemCount;
+  if (total.rowsRead === expected) return { exportItemCount: expected };
+  return { exportItemCount: expected, balanced: false, exportMismatch: `the export's manifest lists ${expected} items and the job read ${total.rowsRead} rows: a data file was cut, changed or added since the export; compare the data folder with manifest-files.json` };
+}

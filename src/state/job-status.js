@@ -170,8 +170,9 @@ export function createStatusWriter({ store, key, onError }) {
  * Refuses to start a segment while another process is running the same shard of the same job: two runs
  * at once would each write their rows, and the slower could leave an older row of a key after the newer
  * one. A status that handed over (a Lambda continuation, a Ctrl-C'd command) ended its run; a runner on
- * this host whose process is gone, or one silent past its heartbeat, is lost. Two Lambda invocations of
- * one event are kept apart by the idempotency table instead (a retried invocation must not be refused).
+ * this host whose process is gone, or one silent past its heartbeat, is lost. Two Lambda invocations are
+ * not refused here (a retried invocation must not be): on AWS a shard's segments are one Step Functions
+ * child's, which retries only errors that mean the invocation did not run.
  * @param {import('./output-store.js').OutputStore} store
  * @param {string} prefix @param {string} jobId @param {number} shard
  * @param {number} [now]

@@ -136,8 +136,6 @@ export function createBatchWriter(options) {
       if (fatal !== undefined) throw fatal;
     },
 
-    /** The table's warm throughput rose to this many WCU/s (this writer's share): the pace may go there. @param {number} units */
-
     /** Rows not yet written, rejected or collapsed: in the open batch or in batches outstanding. */
     queued: () => rows.size(),
     /** Whether a row added is still on its way (not yet written, rejected or collapsed). @param {Entry} entry */

@@ -219,7 +219,10 @@ describe('sls package, in each mode', () => {
     expect(map).toMatchObject({ MaxConcurrencyPath: '$.maxConcurrency', ToleratedFailurePercentagePath: '$.toleratedFailurePercentage' });
     expect(map.ItemProcessor.ProcessorConfig).toEqual({ Mode: 'DISTRIBUTED', ExecutionType: 'STANDARD' });
     for (const task of [definition.States.Plan, map.ItemProcessor.States.ImportSegment, definition.States.Summarize]) {
-      expect(task.Retry[0].ErrorEquals).toEqual(expect.arrayContaining(['Lambda.ServiceException', 'Lambda.TooManyRequestsException']));
+      // Throttling waited out at length (a job must not fail for more shards than the concurrency allows);
+      // the service's errors retried; not SdkClientException, after which the function may have run.
+      expect(task.Retry[0]).toMatchObject({ ErrorEquals: ['Lambda.TooManyRequestsException'], MaxAttempts: 20, MaxDelaySeconds: 300 });
+      expect(task.Retry[1].ErrorEquals).toEqual(['Lambda.ServiceException', 'Lambda.AWSLambdaException']);
     }
     // asl-validator, on the definition as deployed.
     const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'asl-')), 'job.asl.json');
@@ -244,6 +247,11 @@ describe('sls package, in each mode', () => {
       const output = mode === 'existing table and bucket' ? 'csv-import-dev-us-east-1-output' : mode.includes('beside') ? 'acme-exports' : 'csv-import-dev-us-east-1-source';
       expect(by('s3:GetObject')).toEqual([`arn:{AWS::Partition}:s3:::${output}/_imports/*`]);
       expect(by('s3:PutObject')).toEqual([`arn:{AWS::Partition}:s3:::${output}/_imports/*`]);
+    }
+    // The functions read the job's own objects (status, plan, results) in every mode.
+    for (const mode of /** @type {Array<keyof typeof MODES>} */ (Object.keys(MODES))) {
+      const output = mode === 'existing table and bucket' ? 'csv-import-dev-us-east-1-output' : mode.includes('beside') ? 'acme-exports' : 'csv-import-dev-us-east-1-source';
+      expect(resourcesFor(template(mode), 's3:GetObject').some((/** @type {string} */ arn) => arn === `arn:{AWS::Partition}:s3:::${output}/_imports/*` || arn === `arn:{AWS::Partition}:s3:::${output}/*`), mode).toBe(true);
     }
     // The functions start and look up executions of that machine only.
     expect(resourcesFor(template('demo'), 'states:StartExecution')).toEqual(['arn:{AWS::Partition}:states:{AWS::Region}:{AWS::AccountId}:stateMachine:csv-import-dev-job']);

@@ -28,17 +28,24 @@ function peopleCsv(rows) {
 function stepsWith(beforeSegment = () => {}) {
   /** @type {Map<number, number>} */
   const calls = new Map();
+  const running = { now: 0, most: 0 };
   const env = process.env;
   return {
     calls,
+    running,
     steps: {
       plan: (/** @type {any} */ event) => planStep(event.job, { env }),
       async segment(/** @type {any} */ event) {
         const shard = event.shard.shard?.index ?? 0;
         const call = (calls.get(shard) ?? 0) + 1;
         calls.set(shard, call);
-        beforeSegment(shard, call);
-        return segmentStep(event, { logger, env, context: undefined });
+        running.most = Math.max(running.most, ++running.now);
+        try {
+          beforeSegment(shard, call);
+          return await segmentStep(event, { logger, env, context: undefined });
+        } finally {
+          running.now--;
+        }
       },
       summarize: (/** @type {any} */ event) => summarizeStep(event, { logger, env }),
     },
@@ -57,20 +64,22 @@ describe('a job on the state machine', () => {
     const rows = 12_000;
     await upload(s3, 'sfn/people.csv', peopleCsv(rows));
     // Shard 2's first invocation is throttled by Lambda: the Retry sends it again.
-    const { steps, calls } = stepsWith((shard, call) => {
+    const { steps, calls, running } = stepsWith((shard, call) => {
       if (shard === 2 && call === 1) throw Object.assign(new Error('Rate exceeded'), { name: 'Lambda.TooManyRequestsException' });
     });
     const machine = createLocalStateMachine({ s3, bucket: TEST_BUCKET, steps });
-    const job = { bucket: TEST_BUCKET, key: 'sfn/people.csv', table, shards: 4, shardConcurrency: 2, segmentMs: 150 };
+    const job = { bucket: TEST_BUCKET, key: 'sfn/people.csv', table, shards: 4, shardConcurrency: 2, maxWcu: 8_000, segmentMs: 150 };
 
     const summary = /** @type {any} */ (await machine.run(job));
 
     expect(summary).toMatchObject({ state: 'done', shards: 4, rowsRead: rows, written: rows, rejected: 0, balanced: true });
     expect(await countItems(dynamodb, table)).toBe(rows);
+    // Two shards at a time (the Map's MaxConcurrency), each with half the job's maxWcu.
+    expect(running.most).toBe(2);
     // The shard list the Map read: one JSON object a line, each a shard's payload with its range and the job's options.
     const lines = (await (await s3.send(new GetObjectCommand({ Bucket: TEST_BUCKET, Key: `_imports/${summary.jobId}/shards.jsonl` }))).Body?.transformToString())?.trim().split('\n') ?? [];
     expect(lines.map((line) => JSON.parse(line).shard.index)).toEqual([0, 1, 2, 3]);
-    expect(JSON.parse(lines[1])).toMatchObject({ table, bucket: TEST_BUCKET, key: 'sfn/people.csv', segmentMs: 150, shard: { jobId: summary.jobId, index: 1, count: 4 } });
+    expect(JSON.parse(lines[1])).toMatchObject({ table, bucket: TEST_BUCKET, key: 'sfn/people.csv', segmentMs: 150, maxWcu: 4_000, shard: { jobId: summary.jobId, index: 1, count: 4 } });
     // The results as the ResultWriter lays them out, and a shard that took three segments or more.
     const succeeded = await readJson(`_imports/${summary.jobId}/results/${LOCAL_MAP_RUN}/SUCCEEDED_0.json`);
     expect(succeeded).toHaveLength(4);

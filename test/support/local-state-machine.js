@@ -120,7 +120,8 @@ export function createLocalStateMachine({ s3, bucket, steps }) {
     /** Runs an execution with this input; rejects as the execution fails. @param {Record<string, unknown>} input */
     run(input) {
       failedChildren.clear();
-      return new StateMachine(local, { validationOptions: { checkArn: false } }).run(/** @type {any} */ (input), { overrides }).result;
+      const context = { Execution: { Id: 'local', Name: 'local', RoleArn: 'local', StartTime: new Date().toISOString(), Input: input } };
+      return new StateMachine(local, { validationOptions: { checkArn: false } }).run(/** @type {any} */ (input), { overrides, context: /** @type {any} */ (context) }).result;
     },
     /** The failed children's indexes (shards), as the last run left them. */
     failed: () => [...failedChildren.keys()],
@@ -137,7 +138,7 @@ export function createLocalStateMachine({ s3, bucket, steps }) {
       }
       const details = await writeLayout(plannedState.results.prefix, lastResults);
       if (failedChildren.size > 0) throw Object.assign(new Error(`${failedChildren.size} shards failed again`), { name: 'States.ExceedToleratedFailureThreshold' });
-      return steps.summarize({ jobId: plannedState.jobId, job: plannedState.job, results: details });
+      return steps.summarize({ jobId: plannedState.jobId, job: plannedState.job, shards: plannedState.shards, results: details });
     },
   };
 }

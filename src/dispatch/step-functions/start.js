@@ -8,6 +8,9 @@
 import { DescribeExecutionCommand, SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { AwsCallError, ConfigError } from '../../errors.js';
 
+/** A start answered with a start date this much before it was asked is an earlier start's (clocks differ). */
+const EARLIER_START_MS = 5_000;
+
 /** @type {Map<string, SFNClient>} */
 const clients = new Map();
 
@@ -51,16 +54,20 @@ export const dashboardLinkOf = (region, name) => `https://${region}.console.aws.
  * @returns {Promise<{ jobId: string, executionArn: string, started: boolean, status: string, console: string, note?: string }>}
  */
 export async function startJobExecution({ sfn, stateMachineArn, jobId, input }) {
+  const asked = Date.now();
   try {
-    const { executionArn } = await sfn.send(new StartExecutionCommand({ stateMachineArn, name: jobId, input: JSON.stringify(input) }));
-    return { jobId, executionArn: /** @type {string} */ (executionArn), started: true, status: 'RUNNING', console: consoleLinkOf(/** @type {string} */ (executionArn)) };
+    const { executionArn, startDate } = await sfn.send(new StartExecutionCommand({ stateMachineArn, name: jobId, input: JSON.stringify(input) }));
+    const arn = /** @type {string} */ (executionArn);
+    // The same name and input as a running execution is answered with that execution, started before.
+    const before = startDate !== undefined && startDate.getTime() < asked - EARLIER_START_MS;
+    return { jobId, executionArn: arn, started: !before, status: 'RUNNING', console: consoleLinkOf(arn), ...(before ? { note: `job ${jobId} was started before, at ${startDate.toISOString()}, and is running` } : {}) };
   } catch (error) {
     if (/** @type {Error} */ (error)?.name !== 'ExecutionAlreadyExists') throw new AwsCallError(`start the job's execution ${jobId} of ${stateMachineArn}`, error, 'states:StartExecution on it');
   }
   const executionArn = executionArnOf(stateMachineArn, jobId);
   const { status } = await describe(sfn, executionArn);
   const how = status === 'RUNNING' ? 'it is running (with other input than this start\'s)' : `it ended ${status}`;
-  const rerun = status === 'FAILED' || status === 'TIMED_OUT' || status === 'ABORTED' ? '; `ddbload redrive` re-runs its failed shards' : '';
+  const rerun = status === 'FAILED' || status === 'TIMED_OUT' || status === 'ABORTED' ? `; \`aws stepfunctions redrive-execution --execution-arn ${executionArn}\` re-runs its failed shards` : '';
   return { jobId, executionArn, started: false, status: status ?? 'UNKNOWN', console: consoleLinkOf(executionArn), note: `job ${jobId} was started before: ${how}${rerun}; to import the object again, pass another runId` };
 }
 

@@ -8,10 +8,9 @@ import { clientsFor } from '../../clients.js';
 import { resolveConfig } from '../../config/index.js';
 import { JobError } from '../../errors.js';
 import { sumSummaries } from '../../observe/counters.js';
-import { planJob, shardPayloads } from '../../plan/job-plan.js';
+import { exportBooks, jobIdOfJob, planJob, shardPayloads, wantsShards } from '../../plan/job-plan.js';
 import { runSegment } from '../../segment/run-segment.js';
-import { jobIdOfObject } from '../../state/job-status.js';
-import { resultsPrefix, shardListKey, summaryKey } from '../../state/object-keys.js';
+import { planKey, resultsPrefix, shardListKey, summaryKey } from '../../state/object-keys.js';
 import { bucketStore, outputStoreFor } from '../../state/output-store.js';
 
 /** @typedef {import('../../types.js').Logger} Logger */
@@ -40,8 +39,10 @@ export async function planStep(job, { env }) {
   const config = resolveConfig(job, env);
   const clients = clientsFor(config);
   const store = outputStoreFor(config, clients.s3);
-  const plan = await planJob(config, clients.s3, store);
-  const jobId = plan?.jobId ?? (await jobIdOfObject(clients.s3, /** @type {typeof config & { bucket: string, key: string }} */ (config)));
+  // A payload that resumes (a checkpoint) or runs one shard is one item as it is, as is an object too
+  // small to cut or compressed (no plan). The job id is the one its execution was named by.
+  const plan = wantsShards(config) ? await planJob(config, clients.s3, store) : undefined;
+  const jobId = plan?.jobId ?? config.checkpoint?.jobId ?? config.shard?.jobId ?? (await jobIdOfJob(config, clients.s3));
   const count = plan?.shards.length ?? 1;
   const maxConcurrency = Math.max(1, Math.min(count, config.shardConcurrency ?? count));
   const items = plan === undefined ? [job] : shardPayloads(job, plan, config.maxWcu, maxConcurrency);
@@ -80,35 +81,55 @@ export async function segmentStep({ shard, segment }, { logger, env, context }) 
  * @typedef {{ Name?: string, Status: string, Input?: string, Output?: string, Error?: string, Cause?: string }} ChildResult
  */
 
+/** The most of a list the state's output carries (its limit is 256 KB); summary.json holds them all. */
+const LISTED_AT_MOST = 20;
+
 /**
  * Summarize: the job's summary from the shards' results (the Map's manifest.json and the files it
- * lists), written beside them and returned. Books balance when every shard's do.
- * @param {{ jobId: string, job: Record<string, unknown>, results: { ResultWriterDetails: { Bucket: string, Key: string } } }} input
+ * lists), written beside them in full, and returned with its lists cut short (an execution's output is
+ * at most 256 KB). Books balance when every planned shard's result is there and balances, and an export
+ * read exactly the items its manifest counts.
+ * @param {{ jobId: string, job: Record<string, unknown>, shards: number, startedAt?: string, results: { ResultWriterDetails: { Bucket: string, Key: string } } }} input
  * @param {{ logger: Logger, env: Record<string, string | undefined> }} deps
  */
-export async function summarizeStep({ jobId, job, results }, { logger, env }) {
+export async function summarizeStep({ jobId, job, shards, startedAt, results }, { logger, env }) {
   const config = resolveConfig(job, env);
   const clients = clientsFor(config);
+  const store = outputStoreFor(config, clients.s3);
   const { Bucket, Key } = results.ResultWriterDetails;
-  const written = bucketStore(clients.s3, Bucket);
-  const children = await readChildResults(written, Key);
+  const children = await readChildResults(bucketStore(clients.s3, Bucket), Key);
   const done = children.flatMap((child) => (child.Status === 'SUCCEEDED' && child.Output !== undefined ? [/** @type {ImportSummary} */ (JSON.parse(child.Output))] : []));
   const failed = children.filter((child) => child.Status !== 'SUCCEEDED').map((child) => ({ shard: shardIndexOf(child), error: child.Error ?? child.Status, cause: child.Cause }));
-  const seconds = Math.max(0, ...done.map((summary) => summary.seconds ?? 0));
+  // The job's time: from the execution's start (shards run in waves) to now.
+  const seconds = startedAt === undefined ? Math.max(0, ...done.map((part) => part.seconds ?? 0)) : Math.max(0, (Date.now() - Date.parse(startedAt)) / 1000);
   const total = sumSummaries(done, seconds);
+  /** @type {import('../../state/job-status.js').JobPlan | undefined} */
+  const plan = await store.getJson(planKey(config.statusPrefix, jobId));
+  const missing = shards - children.length;
+  const books = plan === undefined ? {} : exportBooks(plan, total);
   const summary = {
     jobId,
     table: config.table,
-    shards: children.length,
-    state: failed.length === 0 ? 'done' : 'failed',
+    shards,
+    ...(plan?.objects === undefined ? {} : { objects: plan.objects }),
+    state: failed.length === 0 && missing === 0 ? 'done' : 'failed',
     ...total,
-    balanced: failed.length === 0 && done.every((part) => part.balanced !== false) && total.balanced,
+    balanced: failed.length === 0 && missing === 0 && done.every((part) => part.balanced !== false) && total.balanced,
+    ...books,
+    ...(plan?.note === undefined ? {} : { note: plan.note }),
+    ...(missing === 0 ? {} : { missingResults: `${missing} of the ${shards} planned shards have no result in ${Key}` }),
     rejectsObjects: done.flatMap((part) => part.rejectsObjects ?? []),
     ...(failed.length === 0 ? {} : { failedShards: failed }),
   };
-  await outputStoreFor(config, clients.s3).putJson(summaryKey(config.statusPrefix, jobId), summary);
-  logger.info('job summary', summary);
-  return summary;
+  const where = store.where(summaryKey(config.statusPrefix, jobId));
+  await store.putJson(summaryKey(config.statusPrefix, jobId), summary);
+  logger.info('job summary', { ...summary, rejectsObjects: summary.rejectsObjects.length });
+  return {
+    ...summary,
+    summary: where,
+    rejectsObjects: summary.rejectsObjects.slice(0, LISTED_AT_MOST),
+    ...(failed.length === 0 ? {} : { failedShards: failed.slice(0, LISTED_AT_MOST).map((shard) => ({ ...shard, cause: shard.cause?.slice(0, 500) })) }),
+  };
 }
 
 /**
