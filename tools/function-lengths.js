@@ -12,8 +12,8 @@ const root = fileURLToPath(new URL('..', import.meta.url));
  * @typedef {{ file: string, name: string, line: number, endLine: number, lines: number, ownLines: number }} FunctionLength
  */
 
-/** @param {string} dir @returns {string[]} */
-function jsFiles(dir) {
+/** Every .js file below a folder. @param {string} dir @returns {string[]} */
+export function jsFiles(dir) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) return jsFiles(path);

@@ -1,20 +1,12 @@
 #!/usr/bin/env node
 // The imports between src/'s folders, and any cycle among them: `node tools/import-graph.js`. A module
 // at src/'s top level (handler.js, errors.js) is a folder of its own.
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { jsFiles } from './function-lengths.js';
 
 const src = fileURLToPath(new URL('../src', import.meta.url));
-
-/** @param {string} dir @returns {string[]} */
-function jsFiles(dir) {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return jsFiles(path);
-    return entry.name.endsWith('.js') ? [path] : [];
-  });
-}
 
 /** The folder of src/ a path is in (a top-level module: its name). @param {string} path */
 const folderOf = (path) => relative(src, path).split(sep)[0];
