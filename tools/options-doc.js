@@ -3,18 +3,9 @@
 // when the page is stale.
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { OPTION_SPECS } from '../src/config/options.js';
+import { flagSpelling, groupHeading, OPTION_GROUPS, OPTION_SPECS } from '../src/config/options.js';
 
 export const OPTIONS_DOC = fileURLToPath(new URL('../docs/options.md', import.meta.url));
-
-const HEADINGS = {
-  source: 'Source',
-  target: 'Table',
-  rows: 'What a row becomes',
-  write: 'Writing',
-  job: 'The job',
-  deployment: 'Deployment (the function\'s environment only)',
-};
 
 /** @param {string} text */
 const cell = (text) => text.replaceAll('|', '\\|').replaceAll('](#', '](../README.md#');
@@ -41,12 +32,12 @@ export function optionsDoc() {
     'reads no option from the environment but the region and the endpoint overrides). Options under "What a',
     'row becomes" are part of what a job is: a run with another value is another job.',
   ];
-  for (const [group, heading] of Object.entries(HEADINGS)) {
-    lines.push('', `## ${heading}`, '', '| payload | environment | flag | default | meaning |', '| --- | --- | --- | --- | --- |');
+  for (const group of /** @type {Array<import('../src/config/options.js').OptionGroup>} */ (Object.keys(OPTION_GROUPS))) {
+    lines.push('', `## ${groupHeading(group)}`, '', '| payload | environment | flag | default | meaning |', '| --- | --- | --- | --- | --- |');
     for (const spec of OPTION_SPECS.filter((option) => option.group === group)) {
       const payload = spec.payload === false ? '' : code(spec.name);
       const env = spec.env === undefined ? '' : code(spec.env);
-      const flag = spec.flag === undefined ? '' : code(spec.value === undefined ? spec.flag : `${spec.flag} <${spec.value}>`);
+      const flag = spec.flag === undefined ? '' : code(flagSpelling({ flag: spec.flag, value: spec.value }));
       lines.push(`| ${payload} | ${env} | ${flag} | ${cell(defaultOf(spec))} | ${cell(spec.docs ?? spec.help)} |`);
     }
   }

@@ -6,6 +6,7 @@ import { Command, Option } from 'commander';
 import { generate, HELP as GENERATE_HELP, parseGeneratorArgs } from '../../data-generator/generate.js';
 import { importCommand } from './import-command.js';
 import { OPTION_FLAGS, WRITE_FLAGS } from './import-flags.js';
+import { flagSpelling, groupHeading } from '../config/options.js';
 import { statusCommand } from './status-command.js';
 
 export const NAME = 'ddbload';
@@ -36,16 +37,6 @@ Examples:
   $ ${NAME} status 3f2a9c1e-0b7d-5e4f-9a1c-2d3e4f5a6b7c --bucket my-bucket --watch
   $ ${NAME} status 3f2a9c1e-0b7d-5e4f-9a1c-2d3e4f5a6b7c --stage dev`;
 
-/** The headings of the import command's help, by option group. */
-const HELP_GROUPS = {
-  source: 'Source:',
-  target: 'Table:',
-  rows: 'What a row becomes (another value is another job):',
-  write: 'Writing:',
-  job: 'The job:',
-  deployment: 'Deployment:',
-};
-
 /** @param {string[]} argv  the arguments after the command's name */
 export function buildProgram(argv) {
   const program = new Command(NAME)
@@ -59,7 +50,7 @@ export function buildProgram(argv) {
     .argument('<source>', 's3://bucket/key, or a path to a local file')
     .showHelpAfterError('(add --help for the options and examples)');
   for (const { flag, value, help, group } of OPTION_FLAGS) {
-    const option = new Option(value === undefined ? flag : `${flag} <${value}>`, help).helpGroup(HELP_GROUPS[group]);
+    const option = new Option(flagSpelling({ flag, value }), help).helpGroup(`${groupHeading(group)}:`);
     importer.addOption(flag === '--table' ? option.makeOptionMandatory() : option);
   }
   importer
@@ -86,7 +77,7 @@ export function buildProgram(argv) {
     .option('--dir <dir>', "the directory a local file's import wrote its status to (its --output-dir)");
   // A job named by its source is the import with these write flags (defaults unless given), as the import named it.
   for (const { flag, value, help } of OPTION_FLAGS) {
-    if (WRITE_FLAGS.includes(flag)) status.option(value === undefined ? flag : `${flag} <${value}>`, help);
+    if (WRITE_FLAGS.includes(flag)) status.option(flagSpelling({ flag, value }), help);
   }
   status
     .option('--prefix <prefix>', 'the status prefix', '_imports/')

@@ -19,6 +19,28 @@ export const MAX_SHARDS = 1000;
  */
 
 /**
+ * Each group's heading, in the order the command line's help and docs/options.md show them.
+ * @type {Record<OptionGroup, { title: string, note?: string }>}
+ */
+export const OPTION_GROUPS = {
+  source: { title: 'Source' },
+  target: { title: 'Table' },
+  rows: { title: 'What a row becomes', note: 'another value is another job' },
+  write: { title: 'Writing' },
+  job: { title: 'The job' },
+  deployment: { title: 'Deployment', note: "the function's environment only" },
+};
+
+/** A group's heading: its title, and its note in brackets. @param {OptionGroup} group */
+export function groupHeading(group) {
+  const { title, note } = OPTION_GROUPS[group];
+  return note === undefined ? title : `${title} (${note})`;
+}
+
+/** An option's flag as help and docs spell it: with its value's name, if it takes one. @param {{ flag: string, value?: string }} spec */
+export const flagSpelling = ({ flag, value }) => (value === undefined ? flag : `${flag} <${value}>`);
+
+/**
  * One option. `payload: false`: only the deployment sets it (a payload cannot point the function at
  * another server). `writes: true`: a run with another value writes other items, so the value is part of
  * the job's identity (state/write-options.js). `shown`: the default as help shows it, where the value is
