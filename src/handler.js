@@ -22,9 +22,7 @@ import { runSegment } from './segment/run-segment.js';
 import { runDryRun } from './dry-run/dry-run.js';
 import { logger } from './observe/logger.js';
 
-/**
- * @typedef {Pick<import('aws-lambda').Context, 'getRemainingTimeInMillis' | 'invokedFunctionArn'>} InvocationContext
- */
+/** @typedef {import('./segment/run-segment.js').InvocationContext} InvocationContext */
 
 /**
  * @param {unknown} event
