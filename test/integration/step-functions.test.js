@@ -90,7 +90,10 @@ describe('a job on the state machine', () => {
 
   it('fails the job with the shard that fails for good, and a redrive runs only that shard to the end', async () => {
     const table = await createTable(dynamodb);
-    const rows = 4_000;
+    // Enough rows that each shard takes several segments of 100 ms on any machine (dynalite takes some
+    // 10,000 rows a second): shard 1 must reach its second segment to fail there (with 4,000 rows, a fast
+    // run finished it in one).
+    const rows = 12_000;
     await upload(s3, 'sfn/redrive.csv', peopleCsv(rows));
     let broken = true;
     const { steps, calls } = stepsWith((shard, call) => {
