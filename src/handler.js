@@ -1,23 +1,20 @@
 /**
- * Lambda entry: event -> jobs -> imports -> summary.
+ * Lambda entry: event -> jobs -> an execution of the job's state machine each, or an import here.
  *
  * The event is an S3 ObjectCreated notification (each record is one import) or a direct payload
  * `{ "bucket": ..., "key": ..., ...options }`. Every job's options are validated before any I/O.
- * A job that cannot finish in one invocation's time goes on from a checkpoint: in a new asynchronous
- * invocation of this function on AWS, or in this process anywhere else. A job with `shards` (or past
- * `bytesPerShard`) is cut into byte ranges, each run by its own invocation or worker process (fan-out.js).
+ * Deployed (STATE_MACHINE_NAME set), a job is an execution of the state machine, named by its job id, and
+ * this answers at once; its Plan, ImportSegment and Summarize tasks are this file's other handlers. Off
+ * AWS (the command line, `sls invoke local`), the job runs here: its segments one after the other, and a
+ * sharded job's shards in local worker processes through the same three steps (dispatch/local-map.js).
  */
 import { clientsFor } from './clients.js';
 import { resolveConfig, runningInLambda } from './config/index.js';
 import { ConfigError } from './errors.js';
-import { invokeSelf } from './dispatch/continuation.js';
-import { runShardedJob } from './dispatch/fan-out.js';
+import { runLocalJob } from './dispatch/local-map.js';
 import { jobIdOfJob, wantsShards } from './plan/job-plan.js';
 import { planStep, segmentStep, summarizeStep } from './dispatch/step-functions/steps.js';
 import { dashboardLinkOf, sfnClient, startJobExecution, stateMachineArnOf } from './dispatch/step-functions/start.js';
-import { runOncePerPayload } from './dispatch/idempotency.js';
-import { markShardFailed } from './state/job-status.js';
-import { outputStoreFor } from './state/output-store.js';
 import { runSegment } from './segment/run-segment.js';
 import { runDryRun } from './dry-run/dry-run.js';
 import { logger } from './observe/logger.js';
@@ -39,8 +36,7 @@ export async function handler(event, context) {
       results.push(await startJob(payload, config, stateMachineArnOf(context.invokedFunctionArn, stateMachine)));
       continue;
     }
-    const runOnce = runOncePerPayload({ table: config.idempotencyTable, dynamodb: clientsFor(config).dynamodb, context, logger }, (job) => runJob(job, config, context));
-    results.push(await runOnce(payload));
+    results.push(await runJob(payload, config, context));
   }
   return results.length === 1 ? results[0] : { imports: results };
 }
@@ -88,8 +84,8 @@ export async function summarize(event, context) {
  */
 
 /**
- * Runs a job's segments until it is done, or hands it to a new invocation, or (asked to stop) returns
- * where it stopped.
+ * Runs a job's segments until it is done, or (asked to stop, or out of a Lambda invocation's time)
+ * returns where it stopped.
  * @param {Record<string, unknown>} payload  the job as it was asked for
  * @param {import('./config/index.js').ImportConfig} config
  * @param {InvocationContext | undefined} context
@@ -99,7 +95,7 @@ export async function runJob(payload, config, context, { log = logger, stop, aba
   const clients = clientsFor(config);
   if (config.dryRun) return runDryRun(config, { clients, logger: log, stop });
   if (wantsShards(config)) {
-    const job = await runShardedJob(payload, config, { clients, logger: log, functionArn: context?.invokedFunctionArn });
+    const job = await runLocalJob(payload, config, { clients, logger: log, env: process.env });
     if (job !== undefined) return job;
   }
   let current = config;
@@ -107,19 +103,13 @@ export async function runJob(payload, config, context, { log = logger, stop, aba
     const outcome = await runSegment(current, { clients, logger: log, context, stop, abandon });
     if (outcome.done) return outcome.summary;
     if (stop?.aborted) return { stopped: true, checkpoint: outcome.checkpoint };
-    const next = { ...payload, checkpoint: outcome.checkpoint };
-    if (current.continuation === 'invoke') {
-      if (context === undefined) throw new ConfigError('continuation', 'invoke', 'a new invocation needs the Lambda context (invokedFunctionArn); off Lambda, use "in-process"');
-      try {
-        await invokeSelf(current, context.invokedFunctionArn, next);
-      } catch (error) {
-        await markShardFailed(outputStoreFor(current, clients.s3), current.statusPrefix, outcome.checkpoint.jobId, current.shard?.index ?? 0, String(error)).catch((statusError) => log.error('job status not written', { jobId: outcome.checkpoint.jobId, error: String(statusError) }));
-        throw error;
-      }
-      log.info('continued in a new invocation', { jobId: outcome.checkpoint.jobId, segments: outcome.checkpoint.segments, byte: outcome.checkpoint.byte });
-      return { continued: true, jobId: outcome.checkpoint.jobId, segments: outcome.checkpoint.segments, byte: outcome.checkpoint.byte, rowsRead: outcome.checkpoint.totals.rowsRead };
+    // A Lambda invocation without the state machine (which would run the next segment) has no time left.
+    if (context !== undefined && runningInLambda()) {
+      const note = `the invocation's time ran out: invoke the function again with this checkpoint in the payload to go on, or deploy the stack, whose state machine runs every segment`;
+      log.warn('job stopped at the end of the invocation', { jobId: outcome.checkpoint.jobId, note });
+      return { stopped: true, checkpoint: outcome.checkpoint, note };
     }
-    current = resolveConfig(next, process.env);
+    current = resolveConfig({ ...payload, checkpoint: outcome.checkpoint }, process.env);
   }
 }
 

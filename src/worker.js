@@ -1,9 +1,10 @@
 /**
- * A worker process off AWS, standing in for one Lambda invocation: a shard of a sharded job, or a
- * whole job of a local burst. The payload comes in the SHARD_PAYLOAD environment variable and runs as
- * the handler would run it (with its continuations in this process). Its status object says how it
- * went, its error included, even one thrown before the shard's first status (a table that refuses the
- * import); the exit code says whether.
+ * A worker process off AWS, standing in for a Step Functions child execution (local-map.js) or for one
+ * invocation of a local burst (tools/burst.js). The payload comes in the SHARD_PAYLOAD environment
+ * variable. A shard's payload loops ImportSegment (steps.js) until the shard is done, as the state
+ * machine's child does, and tells the map its result over the IPC channel; a whole job runs as the
+ * handler would run it. The shard's status object says how it went, its error included, even one thrown
+ * before the shard's first status (a table that refuses the import); the exit code says whether.
  */
 import { clientsFor } from './clients.js';
 import { resolveConfig } from './config/index.js';
@@ -12,7 +13,8 @@ import { markShardFailed } from './state/job-status.js';
 import { outputStoreFor } from './state/output-store.js';
 import { logger } from './observe/logger.js';
 import { JobRunningError } from './errors.js';
-import { WORKER_REFUSED } from './dispatch/fan-out.js';
+import { WORKER_REFUSED } from './dispatch/local-map.js';
+import { segmentStep } from './dispatch/step-functions/steps.js';
 
 const payload = JSON.parse(process.env.SHARD_PAYLOAD ?? 'null');
 // Started by a command that is gone (killed): stop, rather than write on for no one. The shard's status
@@ -25,7 +27,14 @@ if (process.channel !== undefined) {
   });
 }
 try {
-  await runJob(payload, resolveConfig(payload, process.env), undefined);
+  if (payload?.shard === undefined) {
+    await runJob(payload, resolveConfig(payload, process.env), undefined);
+  } else {
+    /** @type {import('./dispatch/step-functions/steps.js').SegmentState} */
+    let segment = { done: false };
+    while (!segment.done) segment = await segmentStep({ shard: payload, segment }, { logger, env: process.env, context: undefined });
+    await tell({ output: segment.result });
+  }
 } catch (error) {
   logger.error('worker failed', { shard: payload?.shard?.index, key: payload?.key, error: String(error) });
   if (error instanceof JobRunningError) {
@@ -33,8 +42,16 @@ try {
     process.exitCode = WORKER_REFUSED;
   } else {
     await recordFailure(error).catch((statusError) => logger.error('job status not written', { shard: payload?.shard?.index, error: String(statusError) }));
+    await tell({ error: { name: /** @type {Error} */ (error)?.name ?? 'Error', message: String(/** @type {Error} */ (error)?.message ?? error) } });
     process.exitCode = 1;
   }
+}
+
+/** Tells the map that started this worker (if one did) how its shard went. @param {import('./dispatch/local-map.js').WorkerAnswer} answer */
+function tell(answer) {
+  const send = process.send?.bind(process);
+  if (send === undefined || !process.connected) return Promise.resolve();
+  return new Promise((resolve) => send(answer, undefined, {}, () => resolve(undefined)));
 }
 
 /** The shard's status says why it failed, so that the job's error names the reason. @param {unknown} error */

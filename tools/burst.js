@@ -20,7 +20,7 @@ import { parseArgs } from 'node:util';
 import { disjointSeed, uploadStream, writeCsv } from '../data-generator/generate.js';
 import { MAX_SHARDS, resolveConfig } from '../src/config/index.js';
 import { planJob, shardPayloads } from '../src/plan/job-plan.js';
-import { startLocalWorkers } from '../src/dispatch/fan-out.js';
+import { startLocalWorkers } from '../src/dispatch/local-map.js';
 import { jobIdOfObject, readJobStatus } from '../src/state/job-status.js';
 import { bucketStore } from '../src/state/output-store.js';
 import { fourDigits } from '../src/state/object-keys.js';

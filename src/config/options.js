@@ -6,7 +6,7 @@
  */
 import { parseCheckpoint, parseShardSpec } from './job-values.js';
 import {
-  boolean, columnTypes, continuation, delimiter, encoding, etag, integerIn, keyPrefix, keyPrefixOrEmpty, localPath,
+  boolean, columnTypes, delimiter, encoding, etag, integerIn, keyPrefix, keyPrefixOrEmpty, localPath,
   oneOf, optional, optionalString, optionalUrl, price, requiredString, setSeparator, suffixList, tableList, tableName,
 } from './values.js';
 
@@ -121,9 +121,6 @@ export const OPTIONS = /** @type {const} */ ([
 
   // The deployment's: the function's environment sets them, a payload cannot.
   { name: 'allowedTables', group: 'deployment', payload: false, env: 'ALLOWED_TABLES', fallback: '', shown: 'none', parse: tableList, help: 'tables a payload may name besides TABLE_NAME' },
-  { name: 'continuation', group: 'deployment', payload: false, env: 'CONTINUATION', shown: 'invoke on Lambda, else in-process', parse: continuation, help: 'how a job goes on past one invocation\'s time: invoke (a new invocation) or in-process' },
-  { name: 'idempotencyTable', group: 'deployment', payload: false, env: 'IDEMPOTENCY_TABLE', parse: optional(tableName), help: 'DynamoDB table that makes a duplicated job payload a no-op', docs: "table (key `id`, TTL `expiration`) that makes a duplicated job payload a no-op; unset: every payload runs" },
-  { name: 'lambdaEndpoint', group: 'deployment', payload: false, env: 'LAMBDA_ENDPOINT', parse: optionalUrl, help: 'endpoint override for self-invocation (tests)' },
   { name: 'region', group: 'deployment', payload: false, env: 'AWS_REGION', fallback: 'us-east-1', parse: requiredString, help: 'AWS region of the clients' },
   { name: 'tableRegion', group: 'deployment', payload: false, env: 'TABLE_REGION', shown: 'region', parse: optionalString, help: 'AWS region of the table', docs: "the table's region, when it is not the function's" },
   { name: 'outputBucket', group: 'deployment', payload: false, env: 'OUTPUT_BUCKET', shown: 'the source bucket', parse: optionalString, help: 'where rejects files and job status go', docs: "where rejects files, job plans, status and hand-over rows go (the deployment sets it)" },

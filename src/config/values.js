@@ -5,7 +5,6 @@
  */
 import path from 'node:path';
 import { ConfigError } from '../errors.js';
-import { runningInLambda } from './source-kind.js';
 
 /** How a file's records are written: CSV, JSON Lines, or DynamoDB JSON (an export's `{"Item": ...}` lines). @typedef {'csv' | 'jsonl' | 'dynamodb-json'} Format */
 
@@ -99,16 +98,6 @@ export function tableList(raw, name) {
   const list = typeof raw === 'string' ? raw.split(',').map((t) => t.trim()).filter((t) => t !== '') : raw;
   if (!Array.isArray(list)) throw new ConfigError(name, raw, 'list table names separated by commas');
   return list.map((table) => tableName(table, name));
-}
-
-/** @param {unknown} raw @param {string} name @returns {'invoke' | 'in-process'} */
-export function continuation(raw, name) {
-  if (raw === undefined) {
-    // In Lambda a job goes on in a new invocation; anywhere else (npm start, tests, sls invoke local) in this process.
-    return runningInLambda() ? 'invoke' : 'in-process';
-  }
-  if (raw !== 'invoke' && raw !== 'in-process') throw new ConfigError(name, raw, 'use "invoke" (a new Lambda invocation) or "in-process"');
-  return raw;
 }
 
 

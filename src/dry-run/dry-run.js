@@ -122,8 +122,7 @@ export async function runDryRun(config, { clients, logger, stop }) {
  * @param {number} figures.seconds
  */
 export function dryRunReport(figures) {
-  // Stored as the idempotency record's result, which takes no undefined values: the figures that do not
-  // apply (an on-demand cost on a provisioned table, a time at maxWcu without one) are left out.
+  // Plain JSON, as a Lambda answer is: the figures that do not apply (an on-demand cost on a provisioned table, a time at maxWcu without one) are left out.
   return /** @type {ReturnType<typeof reportOf>} */ (JSON.parse(JSON.stringify(reportOf(figures))));
 }
 

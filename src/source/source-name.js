@@ -17,7 +17,7 @@ export const sourceWhere = (config) => config.file ?? `s3://${config.bucket}/${c
 
 /**
  * The source as a summary or a log line names it: bucket and key, or file (no field left undefined: a
- * summary is stored as the idempotency record's result, which takes no undefined values).
+ * summary is a Step Functions task's output, JSON, where an undefined field would vanish).
  * @param {SourceConfig} config
  */
 export const sourceFields = (config) =>

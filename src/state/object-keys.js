@@ -6,8 +6,8 @@
  *   <statusPrefix>latest/<digest of source, version and table>.json  the job last started of that source into that table
  *   <rejectsPrefix><source key>/<job id>/segment-0001-<run>.csv            a segment's rejects
  *   <rejectsPrefix><source key>/<job id>/shard-0001/segment-0001-<run>.csv a segment's rejects, in a sharded job
- * <run> is a random name each segment's run draws, so that two runs of one segment (a retry, a duplicate
- * that got past the idempotency table) never write the same object.
+ * <run> is a random name each segment's run draws, so that two runs of one segment (a retried task, a re-run
+ * of a job) never write the same object.
  */
 import { createHash, randomBytes } from 'node:crypto';
 

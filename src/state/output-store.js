@@ -15,6 +15,7 @@ import { AwsCallError, JobError } from '../errors.js';
  * @typedef {object} OutputStore
  * @property {(key: string) => string} where  how a person finds the object: s3://bucket/key, or a file path
  * @property {(key: string) => Promise<any>} getJson  undefined when there is no such object
+ * @property {(key: string) => Promise<string | undefined>} getText  undefined when there is no such object
  * @property {(key: string, value: unknown) => Promise<void>} putJson
  * @property {(key: string, contentType: string, what: string) => Upload} upload  a stream written to the object as it comes; `what` names it in errors
  */
@@ -47,6 +48,7 @@ export function bucketStore(s3, bucket) {
   return {
     where,
     getJson: (key) => getJsonWithRetry(s3, bucket, key),
+    getText: (key) => getTextOnce(s3, bucket, key),
     async putJson(key, value) {
       try {
         await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: JSON.stringify(value, null, 1), ContentType: 'application/json' }));
@@ -79,15 +81,17 @@ export function directoryStore(directory) {
   const where = (/** @type {string} */ key) => path.join(directory, ...key.split('/'));
   return {
     where,
-    async getJson(key) {
-      let text;
+    async getText(key) {
       try {
-        text = await readFile(where(key), 'utf8');
+        return await readFile(where(key), 'utf8');
       } catch (error) {
         if (/** @type {NodeJS.ErrnoException} */ (error).code === 'ENOENT') return undefined;
         throw new JobError(`cannot read ${where(key)}: ${/** @type {Error} */ (error).message}`, { cause: error });
       }
-      return parseStatusJson(text, where(key));
+    },
+    async getJson(key) {
+      const text = await this.getText(key);
+      return text === undefined ? undefined : parseStatusJson(text, where(key));
     },
     async putJson(key, value) {
       const file = where(key);
@@ -138,6 +142,12 @@ async function getJsonWithRetry(s3, bucket, key) {
 
 /** @param {import('@aws-sdk/client-s3').S3Client} s3 @param {string} bucket @param {string} key */
 async function getJsonOnce(s3, bucket, key) {
+  const text = await getTextOnce(s3, bucket, key);
+  return text === undefined ? undefined : parseStatusJson(text, `s3://${bucket}/${key}`);
+}
+
+/** @param {import('@aws-sdk/client-s3').S3Client} s3 @param {string} bucket @param {string} key */
+async function getTextOnce(s3, bucket, key) {
   let output;
   try {
     output = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
@@ -145,13 +155,11 @@ async function getJsonOnce(s3, bucket, key) {
     if (/** @type {Error} */ (error).name === 'NoSuchKey') return undefined;
     throw new AwsCallError(`read s3://${bucket}/${key}`, error, 's3:GetObject and s3:ListBucket on the bucket to read job status');
   }
-  let text;
   try {
-    text = (await output.Body?.transformToString('utf8')) ?? '';
+    return (await output.Body?.transformToString('utf8')) ?? '';
   } catch (error) {
     throw new AwsCallError(`read s3://${bucket}/${key} to its end`, error);
   }
-  return parseStatusJson(text, `s3://${bucket}/${key}`);
 }
 
 /** @param {string} text @param {string} where */

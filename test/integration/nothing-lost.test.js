@@ -3,7 +3,6 @@
  * refuses, throttles, 5xx, resets, hung calls, a stalled or broken S3 body, and the 15-minute limit.
  * All against DynamoDB Local and the S3 emulator, with faults injected by proxies on 127.0.0.1.
  */
-import http from 'node:http';
 import { parse } from 'csv-parse/sync';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { handler } from '../../src/handler.js';
@@ -13,7 +12,7 @@ import { jobIdOfObject, readJobStatus } from '../../src/state/job-status.js';
 import { bucketStore } from '../../src/state/output-store.js';
 import { openSource } from '../../src/source/s3-object.js';
 import { startFaultProxy } from '../support/fault-proxy.js';
-import { startLambdaEndpoint } from '../support/lambda-endpoint.js';
+import { runSegmentLoop } from '../support/segment-loop.js';
 import { createTable, expectTableHoldsExactly, listKeys, readRejects, rejectedLinesIn, scanAll, TEST_BUCKET, upload, useCleanups, useLocalServers } from '../support/local.js';
 import { startS3FaultProxy } from '../support/s3-fault-proxy.js';
 import { S3Client } from '@aws-sdk/client-s3';
@@ -22,35 +21,21 @@ const { env, dynamodb, s3 } = useLocalServers();
 
 const onCleanup = useCleanups(env);
 afterEach(() => {
-  for (const name of ['TABLE_NAME', 'ALLOWED_TABLES', 'CONTINUATION', 'LAMBDA_ENDPOINT']) delete process.env[name];
+  for (const name of ['TABLE_NAME', 'ALLOWED_TABLES']) delete process.env[name];
 });
 
 /**
- * A stand-in for the Lambda Invoke API that runs the handler with this timeout per invocation, and the
- * function set to continue by invoking itself there, for this test.
- * @param {number} timeoutMs
- */
-async function selfInvokingLambda(timeoutMs) {
-  const lambda = await startLambdaEndpoint({ handler, functionArn: 'arn:aws:lambda:us-east-1:123456789012:function:csv-import-test-import', timeoutMs });
-  onCleanup(() => lambda.stop());
-  process.env.CONTINUATION = 'invoke';
-  process.env.LAMBDA_ENDPOINT = lambda.endpoint;
-  return lambda;
-}
-
-/**
- * Uploads `csv` under `key` and imports it into a new table through the Invoke stand-in, until every
- * invocation it led to has ended; none may have failed. Returns the table.
- * @param {Awaited<ReturnType<typeof selfInvokingLambda>>} lambda @param {string} key @param {string} csv
+ * Uploads `csv` under `key` and imports it into a new table as a Step Functions child runs it on AWS: the
+ * segment handler again and again, each invocation with `timeoutMs` of Lambda time. Returns the table and
+ * the invocations.
+ * @param {string} key @param {string} csv @param {number} timeoutMs
  * @param {Record<string, unknown>} options  the payload's import options
  */
-async function importThroughLambda(lambda, key, csv, options) {
+async function importThroughSegments(key, csv, timeoutMs, options) {
   const table = await createTable(dynamodb);
   await upload(s3, key, csv);
-  lambda.invoke({ bucket: TEST_BUCKET, key, table, columnTypes: 'n:N', ...options });
-  await lambda.settled();
-  expect(lambda.invocations.filter((invocation) => invocation.error !== undefined)).toEqual([]);
-  return table;
+  const invocations = await runSegmentLoop({ bucket: TEST_BUCKET, key, table, columnTypes: 'n:N', ...options }, { timeoutMs });
+  return { table, invocations };
 }
 
 /** Routes the function's DynamoDB traffic through a fault proxy for this test. @param {Omit<import('../support/fault-proxy.js').FaultOptions, 'target'>} faults */
@@ -294,21 +279,20 @@ describe('past one invocation: checkpoints and continuations', () => {
     expect(single).toMatchObject({ rowsRead: summary.rowsRead, written: summary.written, rejected: summary.rejected, rejectedByReason: summary.rejectedByReason });
   });
 
-  it('continues in new asynchronous invocations of itself when its Lambda time runs low', async () => {
+  it('goes on in the next invocation of its segment step when its Lambda time runs low', async () => {
     // 60.5 s per invocation with a 60 s margin: each invocation reads for about 0.5 s, then hands over. (On
     // dynalite, 25,000 rows took 1.3 s in all: the file is large enough for several invocations.)
-    const lambda = await selfInvokingLambda(60_500);
     const { csv, good, rejected } = mixedCsv(40_000);
-    const table = await importThroughLambda(lambda, 'invoke/input.csv', csv, { timeMarginMs: 60_000, concurrency: 16 });
-    expect(lambda.invocations.length).toBeGreaterThanOrEqual(2);
-    const results = lambda.invocations.map((invocation) => /** @type {Record<string, unknown>} */ (invocation.result));
-    expect(results.slice(0, -1).every((result) => result.continued === true)).toBe(true);
-    const summary = summaryOf(results.at(-1));
-    expect(summary.segments).toBe(lambda.invocations.length);
+    const { table, invocations } = await importThroughSegments('invoke/input.csv', csv, 60_500, { timeMarginMs: 60_000, concurrency: 16 });
+    expect(invocations.length).toBeGreaterThanOrEqual(2);
+    const results = invocations.map((invocation) => invocation.result);
+    expect(results.slice(0, -1).every((result) => result.done === false && result.checkpoint !== undefined)).toBe(true);
+    const summary = summaryOf(results.at(-1).result);
+    expect(summary.segments).toBe(invocations.length);
     expect(summary).toMatchObject({ rowsRead: 40_000, written: good.length, rejected: rejected.FIELD_COUNT.length + rejected.INVALID_NUMBER.length, balanced: true });
     expect(await rejectedLinesIn(s3, summary.rejectsObjects)).toEqual(rejected);
     await expectTableHoldsExactly(dynamodb, table, good);
-    console.info(JSON.stringify({ figures: 'continuations by self-invocation', seconds: summary.seconds, invocations: lambda.invocations.length }));
+    console.info(JSON.stringify({ figures: 'segments in invocations of their own', seconds: summary.seconds, invocations: invocations.length }));
   });
 });
 
@@ -316,11 +300,11 @@ describe('the drain at the end of an invocation', () => {
   it('fits in the invocation: the reader stops early enough for the rows queued at the table\'s rate', async () => {
     // 100 WCU/s and a window of 16 calls: 400 rows queued take 4 s to write. An invocation has 8 s and
     // stops reading at 1 s left (timeMarginMs): reading until then and draining after took about 11 s.
-    const lambda = await selfInvokingLambda(8_000);    const { csv, good } = mixedCsv(1_500);
-    const table = await importThroughLambda(lambda, 'drain/input.csv', csv, { timeMarginMs: 1_000, maxWcu: 100, concurrency: 16 });
-    const times = lambda.invocations.map((invocation) => Math.round(invocation.ms ?? Infinity));
+    const { csv, good } = mixedCsv(1_500);
+    const { table, invocations } = await importThroughSegments('drain/input.csv', csv, 8_000, { timeMarginMs: 1_000, maxWcu: 100, concurrency: 16 });
+    const times = invocations.map((invocation) => Math.round(invocation.ms ?? Infinity));
     expect(times.every((ms) => ms < 8_000)).toBe(true);
-    const summary = summaryOf(lambda.invocations.at(-1)?.result);
+    const summary = summaryOf(invocations.at(-1)?.result.result);
     expect(summary).toMatchObject({ rowsRead: 1_500, balanced: true });
     await expectTableHoldsExactly(dynamodb, table, good);
     console.info(JSON.stringify({ figures: 'drain within the invocation', invocationsMs: times }));
@@ -332,14 +316,14 @@ describe('the drain at the end of an invocation', () => {
     // reading at 4 s left, and at 2 s left (half the margin) gives its writes up: the rows still
     // unwritten go to the next invocation, which writes them before it reads on.
     const proxy = await dynamodbFaults({ hangCall: (call) => call >= 30 && call <= 45 });
-    const lambda = await selfInvokingLambda(8_000);    const { csv, good, rejected } = mixedCsv(3_000, { duplicates: true });
-    const table = await importThroughLambda(lambda, 'abandon/input.csv', csv, { timeMarginMs: 4_000, concurrency: 8, requestTimeoutMs: 60_000 });
-    const times = lambda.invocations.map((invocation) => Math.round(invocation.ms ?? Infinity));
+    const { csv, good, rejected } = mixedCsv(3_000, { duplicates: true });
+    const { table, invocations } = await importThroughSegments('abandon/input.csv', csv, 8_000, { timeMarginMs: 4_000, concurrency: 8, requestTimeoutMs: 60_000 });
+    const times = invocations.map((invocation) => Math.round(invocation.ms ?? Infinity));
     expect(times.every((ms) => ms < 8_000)).toBe(true);
-    const handedOn = lambda.invocations.map((invocation) => /** @type {any} */ (invocation.payload).checkpoint?.replay?.rows ?? 0);
+    const handedOn = invocations.map((invocation) => invocation.payload.segment.checkpoint?.replay?.rows ?? 0);
     expect(handedOn.filter((rows) => rows > 0).length).toBe(2);
     expect(proxy.counts.hangs).toBe(16);
-    const summary = summaryOf(lambda.invocations.at(-1)?.result);
+    const summary = summaryOf(invocations.at(-1)?.result.result);
     expect(summary).toMatchObject({ rowsRead: 3_000, rejected: rejected.FIELD_COUNT.length + rejected.INVALID_NUMBER.length, balanced: true });
     expect(await rejectedLinesIn(s3, summary.rejectsObjects)).toEqual(rejected);
     await expectTableHoldsExactly(dynamodb, table, good);
@@ -354,68 +338,13 @@ describe('the drain at the end of an invocation', () => {
   it('hands them on from the end of the file too: the next invocation only writes them', async () => {
     // 1,000 rows are 40 calls; the last 5 never answer, after the whole file was read.
     const proxy = await dynamodbFaults({ hangCall: (call) => call >= 36 && call <= 40 });
-    const lambda = await selfInvokingLambda(6_000);    const { csv, good } = mixedCsv(999);
-    const table = await importThroughLambda(lambda, 'abandon/end.csv', csv, { timeMarginMs: 4_000, concurrency: 8, requestTimeoutMs: 60_000 });
-    expect(lambda.invocations.length).toBe(2);
-    expect(/** @type {any} */ (lambda.invocations[1].payload).checkpoint).toMatchObject({ byte: Buffer.byteLength(csv), replay: { rows: expect.any(Number) } });
+    const { csv, good } = mixedCsv(999);
+    const { table, invocations } = await importThroughSegments('abandon/end.csv', csv, 6_000, { timeMarginMs: 4_000, concurrency: 8, requestTimeoutMs: 60_000 });
+    expect(invocations.length).toBe(2);
+    expect(invocations[1].payload.segment.checkpoint).toMatchObject({ byte: Buffer.byteLength(csv), replay: { rows: expect.any(Number) } });
     expect(proxy.counts.hangs).toBe(5);
-    expect(summaryOf(lambda.invocations[1].result)).toMatchObject({ rowsRead: 999, written: good.length, balanced: true, segments: 2 });
+    expect(summaryOf(invocations[1].result.result)).toMatchObject({ rowsRead: 999, written: good.length, balanced: true, segments: 2 });
     await expectTableHoldsExactly(dynamodb, table, good);
-  });
-});
-
-describe('a segment that fails leaves a failed status, not a running one', () => {
-  it('when its hand-over to the next invocation cannot be made', async () => {
-    // A Lambda endpoint on a port nothing listens on: the continuation's Invoke call is refused.
-    const closed = http.createServer();
-    await new Promise((resolve) => closed.listen(0, '127.0.0.1', () => resolve(undefined)));
-    const { port } = /** @type {import('node:net').AddressInfo} */ (closed.address());
-    await new Promise((resolve) => closed.close(() => resolve(undefined)));
-    process.env.CONTINUATION = 'invoke';
-    process.env.LAMBDA_ENDPOINT = `http://127.0.0.1:${port}`;
-    const table = await createTable(dynamodb);
-    await upload(s3, 'handover/input.csv', generatedCsv(20_000, 8));
-    // 60.2 s left with a 60 s margin: the segment reads for about 0.2 s, then hands over.
-    const started = performance.now();
-    const context = { invokedFunctionArn: 'arn:aws:lambda:us-east-1:123456789012:function:f', getRemainingTimeInMillis: () => 60_200 - (performance.now() - started) };
-    const payload = { bucket: TEST_BUCKET, key: 'handover/input.csv', table, timeMarginMs: 60_000 };
-    const failure = await handler(payload, /** @type {any} */ (context)).catch((/** @type {Error} */ error) => error);
-    expect(String(failure)).toMatch(/could not invoke arn:aws:lambda:us-east-1:123456789012:function:f to continue the job .*lambda:InvokeFunction on itself/);
-    const status = await readJobStatus(bucketStore(s3, TEST_BUCKET), '_imports/', await jobIdOfObject(s3, { ...resolveConfig(payload, process.env), bucket: TEST_BUCKET, key: 'handover/input.csv' }));
-    expect(status?.shards[0]).toMatchObject({ state: 'failed', error: expect.stringMatching(/could not invoke/) });
-    expect(status?.shards[0].handedOverAt).toBeDefined();
-  });
-});
-
-describe('a duplicated event or invocation', () => {
-  it('is a no-op: one run while the other runs, the stored result after it ends, and a new run only with a runId', async () => {
-    const idempotencyTable = await createTable(dynamodb);
-    process.env.IDEMPOTENCY_TABLE = idempotencyTable;
-    onCleanup(() => {
-      delete process.env.IDEMPOTENCY_TABLE;
-    });
-    const table = await createTable(dynamodb);
-    const { csv, good, rejected } = mixedCsv(6_000);
-    await upload(s3, 'duplicate/input.csv', csv);
-    const payload = { bucket: TEST_BUCKET, key: 'duplicate/input.csv', table, columnTypes: 'n:N' };
-    // The same event twice at once, as at-least-once delivery may bring it.
-    const [a, b] = await Promise.all([handler(payload), new Promise((resolve) => setTimeout(resolve, 50)).then(() => handler(payload))]);
-    const results = /** @type {Array<Record<string, any>>} */ ([a, b]);
-    const duplicate = results.filter((result) => result.duplicate === true);
-    expect(duplicate).toEqual([{ duplicate: true, note: expect.stringMatching(/another invocation is running this same job payload/) }]);
-    const summary = summaryOf(results.find((result) => result.duplicate !== true));
-    expect(summary).toMatchObject({ rowsRead: 6_000, written: good.length, balanced: true });
-    expect(summary.rejectsObjects.length).toBe(1);
-    expect(await rejectedLinesIn(s3, summary.rejectsObjects)).toEqual(rejected);
-    await expectTableHoldsExactly(dynamodb, table, good);
-
-    // Delivered again after it ended: the stored result, nothing run.
-    const again = summaryOf(await handler(payload));
-    expect(again).toEqual(summary);
-    // On purpose: a new runId runs it again.
-    const rerun = summaryOf(await handler({ ...payload, runId: 'second' }));
-    expect(rerun.startedAt).not.toBe(summary.startedAt);
-    expect(rerun).toMatchObject({ rowsRead: 6_000, written: good.length, balanced: true });
   });
 });
 

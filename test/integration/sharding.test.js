@@ -15,7 +15,6 @@ import { readJobStatus } from '../../src/state/job-status.js';
 import { bucketStore } from '../../src/state/output-store.js';
 import { WCU_CAP_DEPTH_SECONDS } from '../../src/write/pace.js';
 import { generatedCsv, mixedCsv, summaryOf } from '../support/imports.js';
-import { startLambdaEndpoint } from '../support/lambda-endpoint.js';
 import { createTable, expectTableHoldsExactly, readObject, rejectedLinesIn, scanAll, TEST_BUCKET, upload, useCleanups, useLocalServers } from '../support/local.js';
 
 const { env, dynamodb, s3 } = useLocalServers();
@@ -43,6 +42,11 @@ describe('a sharded job', () => {
     expect(job.rejectsObjects.every((key) => key.includes(`/${job.jobId}/shard-`))).toBe(true);
     expect(await rejectedLinesIn(s3, job.rejectsObjects)).toEqual(rejected);
     await expectTableHoldsExactly(dynamodb, table, good);
+    // The path of a job on AWS, run here: Plan's shard list, the map's results as a ResultWriter lays
+    // them out, and Summarize's summary.json beside them.
+    const shardList = (await readObject(s3, `_imports/${job.jobId}/shards.jsonl`)).trim().split('\n').map((line) => JSON.parse(line));
+    expect(shardList.map((item) => item.shard.index)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    expect(JSON.parse(await readObject(s3, `_imports/${job.jobId}/summary.json`))).toMatchObject({ state: 'done', shards: 8, rowsRead: 24_000, rejected: rejectedCount, balanced: true });
 
     // The status in the bucket says the same, shard by shard.
     const status = await readJobStatus(bucketStore(s3, TEST_BUCKET), '_imports/', job.jobId);
@@ -64,39 +68,6 @@ describe('a sharded job', () => {
     // Run again, the job is done: nothing is started.
     const again = jobSummaryOf(await handler({ bucket: TEST_BUCKET, key: 'sharded/mixed.csv', table, columnTypes: 'n:N', shards: 8 }));
     expect(again).toMatchObject({ started: 0, alreadyDone: 8, state: 'done', rowsRead: 24_000 });
-  });
-
-  it('on AWS, starts each shard as an asynchronous invocation of itself, and each shard continues on its own', async () => {
-    const functionArn = 'arn:aws:lambda:us-east-1:123456789012:function:csv-import-test-import';
-    // 61.5 s per invocation with a 60 s margin: each invocation reads for about 1.5 s, then hands over.
-    const lambda = await startLambdaEndpoint({ handler, functionArn, timeoutMs: 61_500 });
-    onCleanup(() => lambda.stop());
-    process.env.CONTINUATION = 'invoke';
-    process.env.LAMBDA_ENDPOINT = lambda.endpoint;
-    onCleanup(() => {
-      delete process.env.CONTINUATION;
-      delete process.env.LAMBDA_ENDPOINT;
-    });
-
-    const table = await createTable(dynamodb);
-    const { csv, good, rejected, goodRows } = mixedCsv(30_000);
-    await upload(s3, 'sharded/invoked.csv', csv);
-    lambda.invoke({ bucket: TEST_BUCKET, key: 'sharded/invoked.csv', table, columnTypes: 'n:N', shards: 4, concurrency: 8, timeMarginMs: 60_000 });
-    await lambda.settled();
-
-    expect(lambda.invocations.filter((invocation) => invocation.error !== undefined)).toEqual([]);
-    const planner = /** @type {Record<string, any>} */ (lambda.invocations[0].result);
-    expect(planner).toMatchObject({ shards: 4, started: 4, alreadyDone: 0, statusPrefix: `s3://${TEST_BUCKET}/_imports/${planner.jobId}/` });
-    const shardRuns = lambda.invocations.slice(1).map((invocation) => /** @type {Record<string, any>} */ (invocation.payload).shard.index);
-    expect(new Set(shardRuns)).toEqual(new Set([0, 1, 2, 3]));
-    // At least one shard needed more than one invocation.
-    expect(shardRuns.length).toBeGreaterThan(4);
-
-    const status = await readJobStatus(bucketStore(s3, TEST_BUCKET), '_imports/', planner.jobId);
-    expect(status?.total).toMatchObject({ state: 'done', rowsRead: 30_000, written: goodRows, rejected: rejected.FIELD_COUNT.length + rejected.INVALID_NUMBER.length, balanced: true });
-    expect(await rejectedLinesIn(s3, status?.total.rejectsObjects ?? [])).toEqual(rejected);
-    await expectTableHoldsExactly(dynamodb, table, good);
-    console.info(JSON.stringify({ figures: 'shards by self-invocation', invocations: lambda.invocations.length, seconds: status?.total.seconds }));
   });
 
   it('re-runs only the shard whose worker was killed, and ends with exact totals', async () => {

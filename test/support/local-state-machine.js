@@ -13,9 +13,11 @@
  * Redrive is run as AWS documents it for Standard children: only the failed children, each from the
  * state it failed in (its last checkpoint), then the steps after the Map.
  */
-import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { StateMachine } from 'aws-local-stepfunctions';
 import stateMachine from '../../deploy/state-machine.cjs';
+import { writeMapResults } from '../../src/dispatch/map-results.js';
+import { bucketStore } from '../../src/state/output-store.js';
 
 /** The map run's id in the results' keys (AWS uses the map run's own). */
 export const LOCAL_MAP_RUN = 'local-map-run';
@@ -66,7 +68,6 @@ export function createLocalStateMachine({ s3, bucket, steps }) {
   let plannedState;
 
   const getText = async (/** @type {string} */ key) => (await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }))).Body?.transformToString() ?? '';
-  const putJson = (/** @type {string} */ key, /** @type {unknown} */ value) => s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: JSON.stringify(value) }));
 
   /** @param {any} input */
   async function readShardList({ reader, input }) {
@@ -90,21 +91,7 @@ export function createLocalStateMachine({ s3, bucket, steps }) {
   }
 
   /** @param {string} prefix @param {any[]} records */
-  async function writeLayout(prefix, records) {
-    /** @type {Record<string, Array<{ Key: string, Size: number }>>} */
-    const files = { SUCCEEDED: [], FAILED: [], PENDING: [] };
-    for (const status of ['SUCCEEDED', 'FAILED']) {
-      const these = records.filter((record) => (status === 'SUCCEEDED') === (record.Status === 'SUCCEEDED'));
-      if (these.length === 0) continue;
-      const key = `${prefix}/${LOCAL_MAP_RUN}/${status}_0.json`;
-      await putJson(key, these);
-      files[status].push({ Key: key, Size: JSON.stringify(these).length });
-    }
-    const manifestKey = `${prefix}/${LOCAL_MAP_RUN}/manifest.json`;
-    const mapRunArn = `arn:aws:states:us-east-1:000000000000:mapRun:job/Shards:${LOCAL_MAP_RUN}`;
-    await putJson(manifestKey, { DestinationBucket: bucket, MapRunArn: mapRunArn, ResultFiles: files });
-    return { MapRunArn: mapRunArn, ResultWriterDetails: { Bucket: bucket, Key: manifestKey } };
-  }
+  const writeLayout = (prefix, records) => writeMapResults(bucketStore(s3, bucket), { bucket, prefix, mapRunArn: `arn:aws:states:us-east-1:000000000000:mapRun:job/Shards:${LOCAL_MAP_RUN}` }, records);
 
   const handlers = {
     Plan: asLambdaInvoke(steps.plan),

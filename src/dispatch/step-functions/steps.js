@@ -32,10 +32,11 @@ import { bucketStore, outputStoreFor } from '../../state/output-store.js';
  * Plan: the job's shards (one for an object that is not cut), each a payload with its range and its
  * share of maxWcu, written as a JSON Lines object for the Map's ItemReader.
  * @param {Record<string, unknown>} job  the job's payload
- * @param {{ env: Record<string, string | undefined> }} deps
+ * @param {{ env: Record<string, string | undefined>, objectsAtOnce?: number }} deps
+ *   objectsAtOnce: shards of a job over many objects that run at once when shardConcurrency does not say (default: all)
  * @returns {Promise<PlannedJob>}
  */
-export async function planStep(job, { env }) {
+export async function planStep(job, { env, objectsAtOnce }) {
   const config = resolveConfig(job, env);
   const clients = clientsFor(config);
   const store = outputStoreFor(config, clients.s3);
@@ -44,7 +45,8 @@ export async function planStep(job, { env }) {
   const plan = wantsShards(config) ? await planJob(config, clients.s3, store) : undefined;
   const jobId = plan?.jobId ?? config.checkpoint?.jobId ?? config.shard?.jobId ?? (await jobIdOfJob(config, clients.s3));
   const count = plan?.shards.length ?? 1;
-  const maxConcurrency = Math.max(1, Math.min(count, config.shardConcurrency ?? count));
+  const atOnce = config.shardConcurrency ?? (plan?.objects !== undefined ? (objectsAtOnce ?? count) : count);
+  const maxConcurrency = Math.max(1, Math.min(count, atOnce));
   const items = plan === undefined ? [job] : shardPayloads(job, plan, config.maxWcu, maxConcurrency);
   const key = shardListKey(config.statusPrefix, jobId);
   const upload = store.upload(key, 'application/x-ndjson', 'the shard list');
@@ -75,29 +77,44 @@ export async function segmentStep({ shard, segment }, { logger, env, context }) 
   return outcome.done ? { done: true, result: outcome.summary } : { done: false, checkpoint: outcome.checkpoint };
 }
 
-/**
- * One child execution as the Map's ResultWriter writes it (Transformation NONE): its input and, when it
- * succeeded, its output, as JSON text; when it failed, its error and cause.
- * @typedef {{ Name?: string, Status: string, Input?: string, Output?: string, Error?: string, Cause?: string }} ChildResult
- */
+/** @typedef {import('../map-results.js').ChildResult} ChildResult */
 
 /** The most of a list the state's output carries (its limit is 256 KB); summary.json holds them all. */
 const LISTED_AT_MOST = 20;
 
 /**
- * Summarize: the job's summary from the shards' results (the Map's manifest.json and the files it
- * lists), written beside them in full, and returned with its lists cut short (an execution's output is
- * at most 256 KB). Books balance when every planned shard's result is there and balances, and an export
- * read exactly the items its manifest counts.
- * @param {{ jobId: string, job: Record<string, unknown>, shards: number, startedAt?: string, results: { ResultWriterDetails: { Bucket: string, Key: string } } }} input
+ * @typedef {{ jobId: string, job: Record<string, unknown>, shards: number, startedAt?: string, results: { ResultWriterDetails: { Bucket: string, Key: string } } }} SummarizeInput
+ */
+
+/**
+ * Summarize: the job's summary from the shards' results, written in full beside them, and returned with
+ * its lists cut short (an execution's output is at most 256 KB).
+ * @param {SummarizeInput} input
  * @param {{ logger: Logger, env: Record<string, string | undefined> }} deps
  */
-export async function summarizeStep({ jobId, job, shards, startedAt, results }, { logger, env }) {
+export async function summarizeStep(input, deps) {
+  const summary = await summarizeJob(input, deps);
+  return {
+    ...summary,
+    rejectsObjects: summary.rejectsObjects.slice(0, LISTED_AT_MOST),
+    ...(summary.failedShards === undefined ? {} : { failedShards: summary.failedShards.slice(0, LISTED_AT_MOST).map((shard) => ({ ...shard, cause: shard.cause?.slice(0, 500) })) }),
+  };
+}
+
+/**
+ * The job's summary from the shards' results (the Map's manifest.json and the files it lists), written
+ * beside them. Books balance when every planned shard's result is there and balances, and an export
+ * read exactly the items its manifest counts.
+ * @param {SummarizeInput} input
+ * @param {{ logger: Logger, env: Record<string, string | undefined>, resultsStore?: import('../../state/output-store.js').OutputStore }} deps
+ *   resultsStore: where the results are, off AWS (default: the bucket the ResultWriter names)
+ */
+export async function summarizeJob({ jobId, job, shards, startedAt, results }, { logger, env, resultsStore }) {
   const config = resolveConfig(job, env);
   const clients = clientsFor(config);
   const store = outputStoreFor(config, clients.s3);
   const { Bucket, Key } = results.ResultWriterDetails;
-  const children = await readChildResults(bucketStore(clients.s3, Bucket), Key);
+  const children = await readChildResults(resultsStore ?? bucketStore(clients.s3, Bucket), Key);
   const done = children.flatMap((child) => (child.Status === 'SUCCEEDED' && child.Output !== undefined ? [/** @type {ImportSummary} */ (JSON.parse(child.Output))] : []));
   const failed = children.filter((child) => child.Status !== 'SUCCEEDED').map((child) => ({ shard: shardIndexOf(child), error: child.Error ?? child.Status, cause: child.Cause }));
   // The job's time: from the execution's start (shards run in waves) to now.
@@ -121,15 +138,9 @@ export async function summarizeStep({ jobId, job, shards, startedAt, results }, 
     rejectsObjects: done.flatMap((part) => part.rejectsObjects ?? []),
     ...(failed.length === 0 ? {} : { failedShards: failed }),
   };
-  const where = store.where(summaryKey(config.statusPrefix, jobId));
   await store.putJson(summaryKey(config.statusPrefix, jobId), summary);
   logger.info('job summary', { ...summary, rejectsObjects: summary.rejectsObjects.length });
-  return {
-    ...summary,
-    summary: where,
-    rejectsObjects: summary.rejectsObjects.slice(0, LISTED_AT_MOST),
-    ...(failed.length === 0 ? {} : { failedShards: failed.slice(0, LISTED_AT_MOST).map((shard) => ({ ...shard, cause: shard.cause?.slice(0, 500) })) }),
-  };
+  return { ...summary, summary: store.where(summaryKey(config.statusPrefix, jobId)) };
 }
 
 /**

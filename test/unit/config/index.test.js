@@ -78,26 +78,6 @@ describe('resolveConfig', () => {
     expect(() => resolveConfig({ bucket: 'b', key: 'k' }, { ...env, ALLOWED_TABLES: 'ok-table,a b' })).toThrow(/"allowedTables \(env ALLOWED_TABLES\)"/);
   });
 
-  it('continues in a new invocation on Lambda and in-process elsewhere, unless told', () => {
-    const saved = { name: process.env.AWS_LAMBDA_FUNCTION_NAME, local: process.env.IS_LOCAL };
-    try {
-      delete process.env.IS_LOCAL;
-      delete process.env.AWS_LAMBDA_FUNCTION_NAME;
-      expect(resolveConfig(base, {}).continuation).toBe('in-process');
-      process.env.AWS_LAMBDA_FUNCTION_NAME = 'csv-import-dev-import';
-      expect(resolveConfig(base, {}).continuation).toBe('invoke');
-      process.env.IS_LOCAL = 'true'; // sls invoke local
-      expect(resolveConfig(base, {}).continuation).toBe('in-process');
-      expect(resolveConfig(base, { CONTINUATION: 'invoke' }).continuation).toBe('invoke');
-      expect(() => resolveConfig(base, { CONTINUATION: 'later' })).toThrow(/"continuation \(env CONTINUATION\)"/);
-    } finally {
-      for (const [name, value] of [['AWS_LAMBDA_FUNCTION_NAME', saved.name], ['IS_LOCAL', saved.local]]) {
-        if (value === undefined) delete process.env[/** @type {string} */ (name)];
-        else process.env[/** @type {string} */ (name)] = value;
-      }
-    }
-  });
-
   it('asks for a table when none is given', () => {
     expect(() => resolveConfig({ bucket: 'b', key: 'k' }, {})).toThrow(/TABLE_NAME/);
   });

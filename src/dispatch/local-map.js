@@ -1,0 +1,143 @@
+/**
+ * A sharded job off AWS: the state machine's path (deploy/state-machine.cjs) run in this process, with
+ * the same Plan, ImportSegment and Summarize steps; a worker process stands in for each child execution.
+ * Plan writes the shard list; the map reads it back, runs each shard not done yet (at most
+ * maxConcurrency at once, each worker looping ImportSegment until its shard is done), writes the
+ * children's results as a ResultWriter lays them out, and Summarize adds them up. A re-run of the job
+ * works as a redrive: a shard whose status says done keeps its result, a shard alive in another run is
+ * left alone, and the others run again from their last checkpoint.
+ */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import pLimit from 'p-limit';
+import { JobError } from '../errors.js';
+import { writeOptionsOf } from '../state/write-options.js';
+import { markShardFailed, readJobStatus, recordLatestJob } from '../state/job-status.js';
+import { outputStoreFor } from '../state/output-store.js';
+import { newRunName, planKey } from '../state/object-keys.js';
+import { sourceFields, sourceId } from '../source/source-name.js';
+import { writeMapResults } from './map-results.js';
+import { planStep, summarizeJob } from './step-functions/steps.js';
+
+/** @typedef {import('../config/index.js').ImportConfig} ImportConfig */
+/** @typedef {import('./map-results.js').ChildResult} ChildResult */
+
+const WORKER = fileURLToPath(new URL('../worker.js', import.meta.url));
+
+/** A worker's exit code when another run, alive, holds its shard (JobRunningError): the status is that run's. */
+export const WORKER_REFUSED = 3;
+
+/**
+ * Worker processes a job over many objects runs at once off Lambda, unless shardConcurrency says (a job
+ * cut into `shards` runs them all: their number is the user's). maxWcu is divided between those at once.
+ */
+const LOCAL_WORKERS_AT_ONCE = 4;
+
+/**
+ * What a worker tells the map before it exits: its shard's summary, or why it failed.
+ * @typedef {{ output: unknown } | { error: { name: string, message: string } }} WorkerAnswer
+ */
+
+/**
+ * Runs a sharded job and returns its summary; undefined when the job turns out to need no sharding (it
+ * then runs in this process, as before).
+ * @param {Record<string, unknown>} payload
+ * @param {Readonly<ImportConfig>} config
+ * @param {{ clients: import('../clients.js').Clients, logger: import('../types.js').Logger, env: Record<string, string | undefined> }} deps
+ */
+export async function runLocalJob(payload, config, { clients, logger, env }) {
+  const startedAt = new Date().toISOString();
+  const store = outputStoreFor(config, clients.s3);
+  const planned = await planStep(payload, { env, objectsAtOnce: LOCAL_WORKERS_AT_ONCE });
+  const items = await readShardList(store, planned.shardList.key);
+  if (items.length === 1 && items[0]?.shard === undefined) return undefined;
+  /** @type {import('../state/job-status.js').JobPlan} */
+  const plan = await store.getJson(planKey(config.statusPrefix, planned.jobId));
+  const status = await readJobStatus(store, config.statusPrefix, planned.jobId, plan);
+  await recordLatestJob(store, config.statusPrefix, { source: sourceId(config), etag: plan.etag, table: config.table, jobId: planned.jobId, options: writeOptionsOf(config) });
+  const stateOf = (/** @type {number} */ index) => status?.shards[index]?.state;
+  const todo = items.map((_, index) => index).filter((index) => stateOf(index) !== 'done' && stateOf(index) !== 'running');
+  const alreadyDone = items.filter((_, index) => stateOf(index) === 'done').length;
+  const running = items.map((_, index) => index).filter((index) => stateOf(index) === 'running');
+  const nothingLeft = todo.length === 0 && running.length === 0 ? `every shard of job ${planned.jobId} was done by an earlier run with these options: nothing was read or written now, and the totals are that run's. To import it again, delete ${store.where(`${config.statusPrefix}${planned.jobId}/`)} (or pass another runId)` : undefined;
+  const note = [plan.note, nothingLeft].filter((part) => part !== undefined).join('; ') || undefined;
+  logger.info('job planned', { jobId: planned.jobId, ...sourceFields(config), shards: items.length, starting: todo.length, alreadyDone, stillRunning: running.length, note });
+
+  /** @type {Array<ChildResult | undefined>} */
+  const results = items.map((item, index) => (stateOf(index) === 'done' ? childResult(item, index, { output: status?.shards[index] }) : undefined));
+  const limit = pLimit(planned.maxConcurrency);
+  await Promise.all(todo.map((index) => limit(async () => (results[index] = await runChild(store, config, planned.jobId, items[index], index)))));
+
+  const mapRunArn = `arn:aws:states:local:000000000000:mapRun:${planned.jobId}/Shards:local-${newRunName()}`;
+  const details = await writeMapResults(store, { bucket: planned.results.bucket, prefix: planned.results.prefix, mapRunArn }, results.flatMap((result) => (result === undefined ? [] : [result])));
+  const summary = await summarizeJob({ jobId: planned.jobId, job: payload, shards: items.length, startedAt, results: details }, { logger, env, resultsStore: store });
+  const job = { ...summary, ...sourceFields(config), started: todo.length, alreadyDone, ...(note === undefined ? {} : { note }) };
+  if (job.state !== 'done') {
+    const failed = [...(summary.failedShards ?? []).map((shard) => `shard ${(shard.shard ?? 0) + 1}: ${shard.cause === undefined ? shard.error : `${shard.error}: ${shard.cause}`}`), ...running.map((index) => `shard ${index + 1}: running`)];
+    throw new JobError(`job ${planned.jobId}: ${failed.length} of ${items.length} shards did not finish (${failed.join('; ')}); run the job again to re-run only those`);
+  }
+  return job;
+}
+
+/** The Map's ItemReader: one shard's payload a line. @param {import('../state/output-store.js').OutputStore} store @param {string} key */
+async function readShardList(store, key) {
+  const text = await store.getText(key);
+  if (text === undefined) throw new JobError(`the shard list ${store.where(key)} that Plan wrote is not there`);
+  return text.split('\n').filter((line) => line !== '').map((line) => /** @type {Record<string, any>} */ (JSON.parse(line)));
+}
+
+/**
+ * A child execution: a worker process that loops ImportSegment over its shard until it is done.
+ * @param {import('../state/output-store.js').OutputStore} store @param {Readonly<ImportConfig>} config
+ * @param {string} jobId @param {Record<string, unknown>} item @param {number} index
+ * @returns {Promise<ChildResult | undefined>}  undefined: another run, alive, holds the shard
+ */
+async function runChild(store, config, jobId, item, index) {
+  const worker = startLocalWorkers([item]);
+  /** @type {WorkerAnswer | undefined} */
+  let answer;
+  worker.children[0]?.on('message', (message) => (answer = /** @type {WorkerAnswer} */ (message)));
+  const [exit] = await worker.done;
+  if (exit?.code === WORKER_REFUSED) return undefined;
+  if (answer !== undefined && (exit?.code === 0 || 'error' in answer)) return childResult(item, index, answer);
+  // A worker that died without saying so (killed, out of memory): its status says so, for `ddbload status`.
+  const cause = `worker process exited with ${exit?.signal ?? `code ${exit?.code}`}`;
+  await markShardFailed(store, config.statusPrefix, jobId, index, cause);
+  return childResult(item, index, { error: { name: 'WorkerExited', message: cause } });
+}
+
+/** @param {Record<string, unknown>} item @param {number} index @param {WorkerAnswer} answer @returns {ChildResult} */
+function childResult(item, index, answer) {
+  const common = { Name: `shard-${index + 1}`, Input: JSON.stringify({ shard: item, segment: { done: false } }) };
+  if ('output' in answer) return { ...common, Status: 'SUCCEEDED', Output: JSON.stringify(answer.output) };
+  return { ...common, Status: 'FAILED', Error: answer.error.name, Cause: answer.error.message };
+}
+
+/**
+ * One worker process per payload (a shard, or a whole job), all at once, with this process's
+ * environment. `done` gives each worker's exit, in the order of the payloads.
+ * @param {Array<Record<string, unknown>>} payloads
+ * @param {{ output?: (index: number) => number }} [options]  a file descriptor for each worker's logs; default: this process's
+ * @returns {{ children: import('node:child_process').ChildProcess[], done: Promise<Array<{ code: number | null, signal: NodeJS.Signals | null }>> }}
+ */
+export function startLocalWorkers(payloads, { output } = {}) {
+  // This process has already shown the SDK's warning about the Node version, if it applies; N copies say no more.
+  const env = { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
+  const children = payloads.map((payload, i) => {
+    const out = output?.(i) ?? 'inherit';
+    // The IPC channel closes when this process dies, however (a SIGKILL too): the worker then stops.
+    return spawn(process.execPath, [WORKER], { env: { ...env, SHARD_PAYLOAD: JSON.stringify(payload) }, stdio: ['ignore', out, out, 'ipc'] });
+  });
+  const done = Promise.all(
+    children.map(
+      (child) =>
+        /** @type {Promise<{ code: number | null, signal: NodeJS.Signals | null }>} */ (
+          new Promise((resolve) => {
+            child.once('error', () => resolve({ code: -1, signal: null }));
+            child.once('exit', (code, signal) => resolve({ code, signal }));
+          })
+        ),
+    ),
+  );
+  return { children, done };
+}

@@ -1,0 +1,34 @@
+/**
+ * A Distributed Map's results as its ResultWriter leaves them (Transformation NONE): under the prefix, a
+ * folder per map run holding manifest.json and the files it lists, SUCCEEDED_n.json and FAILED_n.json,
+ * each an array of child executions' records. Summarize reads this layout; the local map writes it.
+ */
+
+/**
+ * One child execution's record: its input and, when it succeeded, its output, as JSON text; when it
+ * failed, its error and cause.
+ * @typedef {{ Name?: string, Status: string, Input?: string, Output?: string, Error?: string, Cause?: string }} ChildResult
+ */
+
+/**
+ * Writes the records in the layout, and answers what the Map's ResultPath receives.
+ * @param {import('../state/output-store.js').OutputStore} store
+ * @param {{ bucket: string, prefix: string, mapRunArn: string }} where  bucket: named in the manifest and the answer
+ * @param {ChildResult[]} records
+ * @returns {Promise<{ MapRunArn: string, ResultWriterDetails: { Bucket: string, Key: string } }>}
+ */
+export async function writeMapResults(store, { bucket, prefix, mapRunArn }, records) {
+  const folder = `${prefix}/${mapRunArn.split(':').at(-1)}`;
+  /** @type {Record<string, Array<{ Key: string, Size: number }>>} */
+  const files = { SUCCEEDED: [], FAILED: [], PENDING: [] };
+  for (const status of ['SUCCEEDED', 'FAILED']) {
+    const these = records.filter((record) => (status === 'SUCCEEDED') === (record.Status === 'SUCCEEDED'));
+    if (these.length === 0) continue;
+    const key = `${folder}/${status}_0.json`;
+    await store.putJson(key, these);
+    files[status].push({ Key: key, Size: JSON.stringify(these).length });
+  }
+  const manifestKey = `${folder}/manifest.json`;
+  await store.putJson(manifestKey, { DestinationBucket: bucket, MapRunArn: mapRunArn, ResultFiles: files });
+  return { MapRunArn: mapRunArn, ResultWriterDetails: { Bucket: bucket, Key: manifestKey } };
+}
