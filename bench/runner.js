@@ -112,10 +112,20 @@ export function baselineWorker(commit) {
   }
 }
 
-/** The parser alone, in a process of its own. @param {number} rows @param {string} [node] @returns {Promise<{ secondsPer100k: number, rowsPerSecond: number }>} */
+/**
+ * Parsing alone (parser-floor.js): csv-parse, then the importer's reader, each in a process of its own.
+ * @param {number} rows @param {string} [node]
+ * @returns {Promise<import('./parser-floor.js').ParseRate & { reader: import('./parser-floor.js').ParseRate }>}
+ */
 export async function parserFloorRun(rows, node = process.execPath) {
+  const csvParse = await floorProcess(rows, 'csv-parse', node);
+  return { ...csvParse, reader: await floorProcess(rows, 'reader', node) };
+}
+
+/** @param {number} rows @param {string} reader @param {string} node @returns {Promise<import('./parser-floor.js').ParseRate>} */
+function floorProcess(rows, reader, node) {
   return new Promise((resolve, reject) => {
-    const child = spawn(node, [path.join(root, 'bench', 'parser-floor.js'), String(rows)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(node, [path.join(root, 'bench', 'parser-floor.js'), String(rows), reader], { stdio: ['ignore', 'pipe', 'inherit'] });
     let stdout = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
     child.on('error', reject);
