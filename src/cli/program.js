@@ -1,6 +1,6 @@
 /**
  * The `ddbload` command line: `import` (an S3 object or a local file into an existing table, from any machine),
- * `status` (a job's state) and `generate` (test files). Each has --help with examples.
+ * `status` (a job's state), `redrive` (a failed job's failed shards, on AWS) and `generate` (test files). Each has --help with examples.
  */
 import { Command, Option } from 'commander';
 import { generate, HELP as GENERATE_HELP, parseGeneratorArgs } from '../../data-generator/generate.js';
@@ -8,6 +8,7 @@ import { importCommand } from './import-command.js';
 import { OPTION_FLAGS, WRITE_FLAGS } from './import-flags.js';
 import { flagSpelling, groupHeading } from '../config/options.js';
 import { statusCommand } from './status-command.js';
+import { awsStatusCommand, importOnAwsCommand, redriveCommand } from './aws-commands.js';
 
 export const NAME = 'ddbload';
 
@@ -20,6 +21,7 @@ Examples:
   $ ${NAME} import ./people.csv --table People --endpoint-url http://127.0.0.1:8000   (DynamoDB Local, LocalStack)
   $ ${NAME} import ./people.csv --table People --json > import.log
   $ ${NAME} import ./people.csv --table People --resume <job id>.checkpoint.json
+  $ ${NAME} import s3://my-bucket/big.csv --table People --shards 16 --on-aws --stack csv-import-dev   (a Step Functions execution)
 
 On a terminal the import shows a live view; --json (or output that is not a terminal) prints one JSON
 line a second and the JSON summary last. Ctrl-C stops at a record boundary, lets the writes in flight
@@ -35,7 +37,12 @@ Examples:
   $ ${NAME} status ./people.csv --table People      (the import of a local file, from the status beside it)
   $ ${NAME} status s3://my-bucket/imports/people.csv --table People
   $ ${NAME} status 3f2a9c1e-0b7d-5e4f-9a1c-2d3e4f5a6b7c --bucket my-bucket --watch
-  $ ${NAME} status 3f2a9c1e-0b7d-5e4f-9a1c-2d3e4f5a6b7c --stage dev`;
+  $ ${NAME} status 3f2a9c1e-0b7d-5e4f-9a1c-2d3e4f5a6b7c --on-aws --stack csv-import-dev --watch   (a job on AWS)`;
+
+const REDRIVE_EXAMPLES = `
+Examples:
+  $ ${NAME} redrive 3f2a9c1e-0b7d-5e4f-9a1c-2d3e4f5a6b7c --stack csv-import-dev --watch
+  $ ${NAME} redrive arn:aws:states:eu-west-1:123456789012:execution:csv-import-dev-job:3f2a9c1e-0b7d-5e4f-9a1c-2d3e4f5a6b7c`;
 
 /** @param {string[]} argv  the arguments after the command's name */
 export function buildProgram(argv) {
@@ -61,9 +68,11 @@ export function buildProgram(argv) {
     .option('--resume <file>', 'go on from the checkpoint a stopped import saved')
     .option('--region <region>', "the table's and bucket's region (default: the SDK's: AWS_REGION, the profile)")
     .option('--profile <name>', 'the AWS profile to use (default: AWS_PROFILE, else the default chain)')
+    .option('--on-aws', 'run the job on the deployed stack (--stack) as a Step Functions execution, and watch it (an S3 source only)')
+    .option('--stack <name>', 'with --on-aws: the deployed stack, <service>-<stage> as `sls deploy` printed it (csv-import-dev)')
     .addHelpText('after', IMPORT_EXAMPLES)
     .action(async (source, flags) => {
-      process.exitCode = await importCommand(source, flags, { resumeCommand: (file) => resumeCommand(argv, file) });
+      process.exitCode = flags.onAws ? await importOnAwsCommand(source, flags) : await importCommand(source, flags, { resumeCommand: (file) => resumeCommand(argv, file) });
     });
 
   const status = program
@@ -72,7 +81,10 @@ export function buildProgram(argv) {
     .argument('<job>', 'a job id, s3://bucket/key, or the path of a local file imported')
     .option('--bucket <name>', 'the bucket the job status is in (AWS)')
     .option('--stage <stage>', "the demo stack's bucket: csv-import-<stage>-<region>-source")
-    .option('--region <region>', 'with --stage (default: AWS_REGION, else us-east-1)')
+    .option('--region <region>', 'with --stage or --on-aws (default: the SDK\'s: AWS_REGION, the profile)')
+    .option('--profile <name>', 'the AWS profile to use (default: AWS_PROFILE, else the default chain)')
+    .option('--on-aws', "the job's Step Functions execution on the deployed stack (--stack): its shards, rows and errors")
+    .option('--stack <name>', 'with --on-aws: the deployed stack, <service>-<stage> (csv-import-dev)')
     .option('--table <name>', 'the table, when the job is named by its file or object (a job is one file into one table)')
     .option('--dir <dir>', "the directory a local file's import wrote its status to (its --output-dir)");
   // A job named by its source is the import with these write flags (defaults unless given), as the import named it.
@@ -85,7 +97,22 @@ export function buildProgram(argv) {
     .option('--json', 'the status as JSON')
     .addHelpText('after', STATUS_EXAMPLES)
     .action(async (job, flags) => {
-      process.exitCode = await statusCommand(job, flags);
+      const onAws = flags.onAws || (job.startsWith('arn:') && job.includes(':execution:'));
+      process.exitCode = onAws ? await awsStatusCommand(job, flags) : await statusCommand(job, flags);
+    });
+
+  program
+    .command('redrive')
+    .description("re-run the failed shards of a job that failed on AWS, each from where it failed")
+    .argument('<job>', "the job id (with --stack), or its execution's ARN")
+    .option('--stack <name>', 'the deployed stack, <service>-<stage> (csv-import-dev)')
+    .option('--region <region>', "the stack's region (default: the SDK's: AWS_REGION, the profile)")
+    .option('--profile <name>', 'the AWS profile to use (default: AWS_PROFILE, else the default chain)')
+    .option('--watch', 'then show the job until it ends')
+    .option('--json', 'the answer as JSON')
+    .addHelpText('after', REDRIVE_EXAMPLES)
+    .action(async (job, flags) => {
+      process.exitCode = await redriveCommand(job, flags);
     });
 
   program

@@ -13,6 +13,7 @@ import { jobIdOf } from '../state/checkpoint.js';
 import { sourceId } from '../source/source-name.js';
 import { resolveConfig } from '../config/index.js';
 import { attributeOf, payloadOf, WRITE_FLAGS, withFlagNames } from './import-flags.js';
+import { createRedraw } from './redraw.js';
 import { textTable } from './text-table.js';
 import { readLocalSession } from '../../local/session.js';
 
@@ -35,6 +36,7 @@ import { readLocalSession } from '../../local/session.js';
  */
 export async function statusCommand(job, flags) {
   const target = await resolveTarget(job, flags);
+  const redraw = createRedraw(process.stdout);
   for (;;) {
     const status = await readJobStatus(target.store, flags.prefix, target.jobId);
     if (status === undefined) {
@@ -44,7 +46,7 @@ export async function statusCommand(job, flags) {
       throw new Error(`${target.store.where(`${flags.prefix}${target.jobId}/`)} holds no status: ${hint} (a job writes its status once it starts)`);
     }
     if (flags.json) process.stdout.write(`${JSON.stringify(status)}\n`);
-    else process.stdout.write(`${formatJobStatus(status, target.store.where)}\n`);
+    else redraw(formatJobStatus(status, target.store.where));
     const ended = status.total.state === 'done' || status.total.state === 'failed' || status.total.state === 'lost';
     if (!flags.watch || ended) return status.total.state === 'failed' || status.total.state === 'lost' ? 2 : 0;
     await new Promise((resolve) => setTimeout(resolve, 1000));

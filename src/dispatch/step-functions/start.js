@@ -54,28 +54,40 @@ export const dashboardLinkOf = (region, name) => `https://${region}.console.aws.
  * @returns {Promise<{ jobId: string, executionArn: string, started: boolean, status: string, console: string, note?: string }>}
  */
 export async function startJobExecution({ sfn, stateMachineArn, jobId, input }) {
+  const executionArn = executionArnOf(stateMachineArn, jobId);
+  // Looked up first: a start answered with a running execution cannot be told from a new one by its
+  // answer alone when the two come within the clocks' skew (a duplicated event a second later).
+  const earlier = await describe(sfn, executionArn);
+  if (earlier !== undefined) return startedBefore(jobId, executionArn, earlier);
   const asked = Date.now();
   try {
-    const { executionArn, startDate } = await sfn.send(new StartExecutionCommand({ stateMachineArn, name: jobId, input: JSON.stringify(input) }));
-    const arn = /** @type {string} */ (executionArn);
-    // The same name and input as a running execution is answered with that execution, started before.
+    const { startDate } = await sfn.send(new StartExecutionCommand({ stateMachineArn, name: jobId, input: JSON.stringify(input) }));
+    // Started between the look-up and this start by another caller, with the same input.
     const before = startDate !== undefined && startDate.getTime() < asked - EARLIER_START_MS;
-    return { jobId, executionArn: arn, started: !before, status: 'RUNNING', console: consoleLinkOf(arn), ...(before ? { note: `job ${jobId} was started before, at ${startDate.toISOString()}, and is running` } : {}) };
+    return { jobId, executionArn, started: !before, status: 'RUNNING', console: consoleLinkOf(executionArn), ...(before ? { note: `job ${jobId} was started before, at ${startDate.toISOString()}, and is running` } : {}) };
   } catch (error) {
     if (/** @type {Error} */ (error)?.name !== 'ExecutionAlreadyExists') throw new AwsCallError(`start the job's execution ${jobId} of ${stateMachineArn}`, error, 'states:StartExecution on it');
   }
-  const executionArn = executionArnOf(stateMachineArn, jobId);
-  const { status } = await describe(sfn, executionArn);
-  const how = status === 'RUNNING' ? 'it is running (with other input than this start\'s)' : `it ended ${status}`;
-  const rerun = status === 'FAILED' || status === 'TIMED_OUT' || status === 'ABORTED' ? `; \`aws stepfunctions redrive-execution --execution-arn ${executionArn}\` re-runs its failed shards` : '';
-  return { jobId, executionArn, started: false, status: status ?? 'UNKNOWN', console: consoleLinkOf(executionArn), note: `job ${jobId} was started before: ${how}${rerun}; to import the object again, pass another runId` };
+  return startedBefore(jobId, executionArn, (await describe(sfn, executionArn)) ?? {});
 }
 
-/** @param {SFNClient} sfn @param {string} executionArn */
+/**
+ * The answer to a start of a job whose execution exists: how it is or how it ended, and how to run it again.
+ * @param {string} jobId @param {string} executionArn @param {{ status?: string, startDate?: Date }} execution
+ */
+function startedBefore(jobId, executionArn, { status, startDate }) {
+  const when = startDate === undefined ? '' : `, at ${startDate.toISOString()}`;
+  const how = status === 'RUNNING' ? 'it is running' : `it ended ${status ?? 'UNKNOWN'}`;
+  const rerun = status === 'FAILED' || status === 'TIMED_OUT' || status === 'ABORTED' ? `; \`ddbload redrive ${executionArn}\` re-runs its failed shards` : '';
+  return { jobId, executionArn, started: false, status: status ?? 'UNKNOWN', console: consoleLinkOf(executionArn), note: `job ${jobId} was started before${when}: ${how}${rerun}; to import the object again, pass another runId` };
+}
+
+/** The execution, or undefined when there is none. @param {SFNClient} sfn @param {string} executionArn */
 async function describe(sfn, executionArn) {
   try {
     return await sfn.send(new DescribeExecutionCommand({ executionArn }));
   } catch (error) {
+    if (/** @type {Error} */ (error)?.name === 'ExecutionDoesNotExist') return undefined;
     throw new AwsCallError(`describe the job's execution ${executionArn}`, error, 'states:DescribeExecution on it');
   }
 }

@@ -1,0 +1,191 @@
+/**
+ * A job on AWS as a person watching it wants to see it: the execution's state, its map run's counts of
+ * shards (pending, running, succeeded, failed), the failed shards' errors, and the rows so far with their
+ * rate. Rows come from the shards' status objects in the output bucket: each running segment rewrites its
+ * own every few seconds, so they are live, where a shard's result exists only once it ends and the
+ * function's CloudWatch metrics arrive a minute or more late. Nothing here reads row contents.
+ */
+import {
+  DescribeExecutionCommand,
+  DescribeMapRunCommand,
+  GetExecutionHistoryCommand,
+  ListExecutionsCommand,
+  ListMapRunsCommand,
+  ListStateMachinesCommand,
+  RedriveExecutionCommand,
+} from '@aws-sdk/client-sfn';
+import { ConfigError, JobError, AwsCallError } from '../../errors.js';
+import { readJobStatus } from '../../state/job-status.js';
+import { bucketStore } from '../../state/output-store.js';
+import { consoleLinkOf, executionArnOf } from './start.js';
+
+/** The failed shards' errors a status shows (the console and the results hold them all). */
+const FAILED_SHOWN = 20;
+
+/** @typedef {import('@aws-sdk/client-sfn').SFNClient} SFNClient */
+/** @typedef {import('@aws-sdk/client-s3').S3Client} S3Client */
+
+/**
+ * @typedef {object} ExecutionStatus
+ * @property {string} jobId
+ * @property {string} executionArn
+ * @property {string} status  RUNNING, SUCCEEDED, FAILED, TIMED_OUT, ABORTED, PENDING_REDRIVE
+ * @property {string} console  the execution in the AWS console
+ * @property {string} [startDate]
+ * @property {string} [stopDate]
+ * @property {number} [redriveCount]
+ * @property {string} [error]  the execution's, when it failed
+ * @property {string} [cause]
+ * @property {{ total: number, pending: number, running: number, succeeded: number, failed: number, timedOut: number, aborted: number }} [shards]  the map run's counts, once it started
+ * @property {Array<{ shard?: number, error?: string, cause?: string }>} failedShards  at most FAILED_SHOWN
+ * @property {import('../../state/job-status.js').JobStatus['total']} [rows]  the shards' status objects added up
+ * @property {Record<string, unknown>} [summary]  Summarize's answer, once the job succeeded
+ */
+
+/**
+ * The state machine of a deployed stack (`sls deploy` names it <service>-<stage>-job).
+ * @param {SFNClient} sfn @param {string} stack  <service>-<stage>, as `sls deploy` printed it
+ */
+export async function stateMachineOfStack(sfn, stack) {
+  const name = `${stack}-job`;
+  /** @type {string | undefined} */
+  let nextToken;
+  do {
+    const page = await call(() => sfn.send(new ListStateMachinesCommand({ nextToken })), 'list the state machines', 'states:ListStateMachines');
+    const found = page.stateMachines?.find((machine) => machine.name === name);
+    if (found?.stateMachineArn !== undefined) return found.stateMachineArn;
+    nextToken = page.nextToken;
+  } while (nextToken !== undefined);
+  throw new ConfigError('--stack', stack, `no state machine ${name} in this account and region: name the stack \`sls deploy\` made (<service>-<stage>, such as csv-import-dev), and its region with --region`);
+}
+
+/**
+ * The execution a job names: an execution ARN as it is, a job id in the stack's state machine.
+ * @param {SFNClient} sfn @param {string} job  a job id or an execution ARN @param {string | undefined} stack
+ */
+export async function executionOfJob(sfn, job, stack) {
+  if (job.startsWith('arn:') && job.includes(':execution:')) return job;
+  if (stack === undefined) throw new ConfigError('--stack', undefined, `name the deployed stack the job ${job} ran on (--stack csv-import-dev), or give the execution ARN the start printed`);
+  return executionArnOf(await stateMachineOfStack(sfn, stack), job);
+}
+
+/**
+ * @param {{ sfn: SFNClient, s3: S3Client }} clients @param {string} executionArn
+ * @returns {Promise<ExecutionStatus>}
+ */
+export async function readExecutionStatus({ sfn, s3 }, executionArn) {
+  const execution = await call(() => sfn.send(new DescribeExecutionCommand({ executionArn })), `describe the execution ${executionArn}`, 'states:DescribeExecution');
+  const jobId = execution.name ?? executionArn.split(':').at(-1) ?? '';
+  const planned = await plannedJobOf(sfn, executionArn);
+  const mapRunArn = await mapRunOf(sfn, executionArn);
+  const [shards, failedShards, rows] = await Promise.all([
+    mapRunArn === undefined ? undefined : shardCounts(sfn, mapRunArn),
+    mapRunArn === undefined ? [] : failedShardsOf(sfn, mapRunArn),
+    planned === undefined ? undefined : rowsSoFar(s3, planned, jobId),
+  ]);
+  return {
+    jobId,
+    executionArn,
+    status: execution.status ?? 'UNKNOWN',
+    console: consoleLinkOf(executionArn),
+    ...(execution.startDate === undefined ? {} : { startDate: execution.startDate.toISOString() }),
+    ...(execution.stopDate === undefined ? {} : { stopDate: execution.stopDate.toISOString() }),
+    ...(execution.redriveCount === undefined ? {} : { redriveCount: execution.redriveCount }),
+    ...(execution.error === undefined ? {} : { error: execution.error, cause: execution.cause }),
+    ...(shards === undefined ? {} : { shards }),
+    failedShards,
+    ...(rows === undefined ? {} : { rows }),
+    ...(execution.status === 'SUCCEEDED' && execution.output !== undefined ? { summary: JSON.parse(execution.output) } : {}),
+  };
+}
+
+/**
+ * Redrives a failed job: its failed shards run again, each from the step it failed in, then Summarize.
+ * @param {SFNClient} sfn @param {string} executionArn
+ */
+export async function redriveJob(sfn, executionArn) {
+  try {
+    const { redriveDate } = await sfn.send(new RedriveExecutionCommand({ executionArn }));
+    return { executionArn, redriven: true, redriveDate: redriveDate?.toISOString(), console: consoleLinkOf(executionArn) };
+  } catch (error) {
+    if (/** @type {Error} */ (error)?.name === 'ExecutionNotRedrivable') {
+      throw new JobError(`the job's execution cannot be redriven: ${/** @type {Error} */ (error).message} (only a FAILED, TIMED_OUT or ABORTED execution, within 14 days of its start, is); see its state with \`ddbload status\``);
+    }
+    throw new AwsCallError(`redrive ${executionArn}`, error, undefined, '; your credentials need states:RedriveExecution on it');
+  }
+}
+
+/**
+ * What Plan answered (where the shard list and results are), from the execution's history.
+ * @param {SFNClient} sfn @param {string} executionArn
+ * @returns {Promise<import('./steps.js').PlannedJob | undefined>}  undefined until Plan has ended
+ */
+async function plannedJobOf(sfn, executionArn) {
+  /** @type {string | undefined} */
+  let nextToken;
+  do {
+    const page = await call(() => sfn.send(new GetExecutionHistoryCommand({ executionArn, nextToken, maxResults: 100, includeExecutionData: true })), `read the history of ${executionArn}`, 'states:GetExecutionHistory');
+    for (const event of page.events ?? []) {
+      const exited = event.stateExitedEventDetails;
+      if (exited?.name === 'Plan' && exited.output !== undefined) return JSON.parse(exited.output);
+    }
+    nextToken = page.nextToken;
+  } while (nextToken !== undefined);
+  return undefined;
+}
+
+/** @param {SFNClient} sfn @param {string} executionArn */
+async function mapRunOf(sfn, executionArn) {
+  const { mapRuns } = await call(() => sfn.send(new ListMapRunsCommand({ executionArn })), `list the map runs of ${executionArn}`, 'states:ListMapRuns');
+  // A redrive goes on in the same map run; the latest is the one to show.
+  return mapRuns?.at(-1)?.mapRunArn;
+}
+
+/** @param {SFNClient} sfn @param {string} mapRunArn */
+async function shardCounts(sfn, mapRunArn) {
+  const { itemCounts: c } = await call(() => sfn.send(new DescribeMapRunCommand({ mapRunArn })), `describe the map run ${mapRunArn}`, 'states:DescribeMapRun');
+  return { total: c?.total ?? 0, pending: c?.pending ?? 0, running: c?.running ?? 0, succeeded: c?.succeeded ?? 0, failed: c?.failed ?? 0, timedOut: c?.timedOut ?? 0, aborted: c?.aborted ?? 0 };
+}
+
+/** The failed shards' errors, from their child executions. @param {SFNClient} sfn @param {string} mapRunArn */
+async function failedShardsOf(sfn, mapRunArn) {
+  const { executions } = await call(() => sfn.send(new ListExecutionsCommand({ mapRunArn, statusFilter: 'FAILED', maxResults: FAILED_SHOWN })), `list the failed shards of ${mapRunArn}`, 'states:ListExecutions');
+  return Promise.all(
+    (executions ?? []).map(async ({ executionArn }) => {
+      const child = await call(() => sfn.send(new DescribeExecutionCommand({ executionArn })), `describe the shard ${executionArn}`, 'states:DescribeExecution');
+      return { shard: shardOfInput(child.input), error: child.error, cause: child.cause?.slice(0, 500) };
+    }),
+  );
+}
+
+/** @param {string | undefined} input  a child's input: { shard: <the shard's payload>, segment } */
+function shardOfInput(input) {
+  try {
+    return /** @type {number | undefined} */ (JSON.parse(input ?? '{}')?.shard?.shard?.index);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The rows so far, from the shards' status objects beside the shard list.
+ * @param {S3Client} s3 @param {import('./steps.js').PlannedJob} planned @param {string} jobId
+ */
+async function rowsSoFar(s3, planned, jobId) {
+  const prefix = planned.shardList.key.slice(0, planned.shardList.key.length - `${jobId}/shards.jsonl`.length);
+  const status = await readJobStatus(bucketStore(s3, planned.shardList.bucket), prefix, jobId);
+  return status?.total;
+}
+
+/**
+ * @template T
+ * @param {() => Promise<T>} send @param {string} what @param {string} permission
+ */
+async function call(send, what, permission) {
+  try {
+    return await send();
+  } catch (error) {
+    if (/** @type {Error} */ (error)?.name === 'ExecutionDoesNotExist') throw new JobError(`no such job execution: could not ${what}; check the job id, the stack (--stack) and the region (--region)`, { cause: error });
+    throw new AwsCallError(what, error, undefined, `; your credentials need ${permission}`);
+  }
+}
