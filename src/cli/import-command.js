@@ -21,12 +21,22 @@ import { payloadOf, withFlagNames } from './import-flags.js';
 import { createLiveView } from './live-view.js';
 import { dryRunText, summaryText } from './summary-text.js';
 
+/**
+ * The exit codes of an import (2, a bad flag or option, is main.js's; 1 is any error).
+ * FINISHED_WITH_REJECTS: every row read was written, collapsed or rejected, and some were rejected.
+ */
+export const EXIT = { OK: 0, FAILED: 1, FINISHED_WITH_REJECTS: 3, STOPPED: 130 };
+
+/** The lines a job logs with its result: the command prints the result itself, once, last. */
+const RESULT_MESSAGES = new Set(['summary', 'job summary', 'dry run']);
+
 /** What the command takes from the environment besides the SDK's own settings: the region, endpoint overrides. */
 const KEPT_VARIABLES = new Set(['AWS_REGION', 'DYNAMODB_ENDPOINT', 'S3_ENDPOINT']);
 
 /**
  * @typedef {object} CommandFlags
  * @property {boolean} [json]
+ * @property {boolean} [quiet]
  * @property {boolean} [local]
  * @property {string} [resume]
  * @property {string} [region]
@@ -77,7 +87,8 @@ export async function importCommand(source, flags, how) {
       throw withFlagNames(error);
     });
     await local?.reportTable(config);
-    if (code === 0 && flags.resume !== undefined) removeCheckpointFile(flags.resume);
+    const finished = code === EXIT.OK || code === EXIT.FINISHED_WITH_REJECTS;
+    if (finished && flags.resume !== undefined) removeCheckpointFile(flags.resume);
     return code;
   } finally {
     await local?.stop();
@@ -93,7 +104,7 @@ export async function importCommand(source, flags, how) {
 async function runWithView(payload, config, flags, how) {
   const where = sourceWhere(config);
   const sharded = config.shards > 1 || config.bytesPerShard !== undefined || isCollection(config);
-  const live = !flags.json && process.stdout.isTTY === true && !sharded;
+  const live = !flags.json && !flags.quiet && process.stdout.isTTY === true && !sharded;
   const view = live ? createLiveView({ stream: process.stdout, label: `${config.dryRun ? 'dry run: ' : ''}${path.basename(where)} → ${config.table}`, dryRun: config.dryRun }) : undefined;
   const say = view?.say ?? ((/** @type {string} */ text) => process.stderr.write(`${text}\n`));
   const stop = new AbortController();
@@ -124,7 +135,7 @@ async function runWithView(payload, config, flags, how) {
   process.on('SIGINT', onSignal);
   let result;
   try {
-    result = await runJob(payload, config, undefined, { log: view?.logger ?? jsonLogger, stop: stop.signal, abandon: abandon.signal });
+    result = await runJob(payload, config, undefined, { log: view?.logger ?? linesLogger(flags.quiet === true), stop: stop.signal, abandon: abandon.signal });
   } finally {
     process.off('SIGINT', onSignal);
     view?.stop();
@@ -150,17 +161,35 @@ async function runWithView(payload, config, flags, how) {
     ];
     if (flags.json) process.stdout.write(`${JSON.stringify({ stopped: true, jobId: checkpoint.jobId, checkpointFile: file, byte: checkpoint.byte, line: checkpoint.line, rowsToReplay: replay?.rows ?? 0 })}\n`);
     process.stderr.write(`${lines.join('\n')}\n`);
-    return 130;
+    return EXIT.STOPPED;
   }
   if ('dryRun' in result) {
     if (live) process.stdout.write(`${dryRunText(result, { source: where })}\n`);
-    else process.stdout.write(`${JSON.stringify(result)}\n`);
-    return result.complete ? 0 : 130;
+    else if (!flags.quiet) process.stdout.write(`${JSON.stringify(result)}\n`);
+    if (!result.complete) return EXIT.STOPPED;
+    return result.wouldReject > 0 ? EXIT.FINISHED_WITH_REJECTS : EXIT.OK;
   }
   const summary = /** @type {import('./summary-text.js').SummaryFigures} */ (/** @type {unknown} */ (result));
   if (live) process.stdout.write(`${summaryText(summary, { source: where, table: config.table, locate: store.where })}\n`);
-  else process.stdout.write(`${JSON.stringify(result)}\n`);
-  return summary.balanced === false ? 1 : 0;
+  else if (!flags.quiet) process.stdout.write(`${JSON.stringify(result)}\n`);
+  if (summary.balanced === false) return EXIT.FAILED;
+  return summary.rejected > 0 ? EXIT.FINISHED_WITH_REJECTS : EXIT.OK;
+}
+
+/**
+ * The JSON lines' logger, as on Lambda, but for the result's line (printed by the command, last); with
+ * --quiet, warnings and errors only.
+ * @param {boolean} quiet
+ * @returns {import('../types.js').Logger}
+ */
+function linesLogger(quiet) {
+  return {
+    info: (message, fields) => {
+      if (!quiet && !RESULT_MESSAGES.has(message)) jsonLogger.info(message, fields);
+    },
+    warn: (message, fields) => jsonLogger.warn(message, fields),
+    error: (message, fields) => jsonLogger.error(message, fields),
+  };
 }
 
 /**

@@ -3,6 +3,7 @@
  * `status` (a job's state), `redrive` (a failed job's failed shards, on AWS) and `generate` (test files). Each has --help with examples.
  */
 import { Command, Option } from 'commander';
+import { readFileSync } from 'node:fs';
 import { generate, HELP as GENERATE_HELP, parseGeneratorArgs } from '../../data-generator/generate.js';
 import { importCommand } from './import-command.js';
 import { OPTION_FLAGS, WRITE_FLAGS } from './import-flags.js';
@@ -11,6 +12,9 @@ import { statusCommand } from './status-command.js';
 import { awsStatusCommand, importOnAwsCommand, redriveCommand } from './aws-commands.js';
 
 export const NAME = 'ddbload';
+
+/** The package's version, as `--version` prints it. */
+const VERSION = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
 
 const IMPORT_EXAMPLES = `
 Examples:
@@ -24,7 +28,13 @@ Examples:
   $ ${NAME} import s3://my-bucket/big.csv --table People --shards 16 --on-aws --stack csv-import-dev   (a Step Functions execution)
 
 On a terminal the import shows a live view; --json (or output that is not a terminal) prints one JSON
-line a second and the JSON summary last. Ctrl-C stops at a record boundary, lets the writes in flight
+line a second and the JSON summary last, once.
+
+Exit codes: 0 every row was written (or collapsed into a later row of its key); 3 it finished, and some
+rows were rejected (the summary says where they are); 1 the job failed; 2 a bad flag or option; 130
+stopped (Ctrl-C), with a checkpoint to resume from.
+
+Ctrl-C stops at a record boundary, lets the writes in flight
 end, saves a checkpoint and prints the command that resumes; a second Ctrl-C gives those writes up (their
 rows are saved with the checkpoint and written first on resume).
 
@@ -48,6 +58,7 @@ Examples:
 export function buildProgram(argv) {
   const program = new Command(NAME)
     .description('Load CSV files from S3 or this machine into an existing DynamoDB table, fast, without losing a row.')
+    .version(VERSION, '-V, --version', 'the version of ddbload')
     .showHelpAfterError('(add --help for the options and examples)')
     .exitOverride();
 
@@ -65,6 +76,7 @@ export function buildProgram(argv) {
     .option('--local-dir <dir>', 'with --local: keep the local tables in this directory between runs (default: in memory, gone when the run ends)')
     .option('--endpoint-url <url>', 'a DynamoDB-compatible server to write to instead of AWS (DynamoDB Local, LocalStack: http://127.0.0.1:8000)')
     .option('--json', 'JSON lines and a JSON summary, as on Lambda, even on a terminal')
+    .option('-q, --quiet', 'print nothing but warnings and errors: the exit code says how it went')
     .option('--resume <file>', 'go on from the checkpoint a stopped import saved')
     .option('--region <region>', "the table's and bucket's region (default: the SDK's: AWS_REGION, the profile)")
     .option('--profile <name>', 'the AWS profile to use (default: AWS_PROFILE, else the default chain)')

@@ -65,7 +65,7 @@ describe('the ddbload command', () => {
 
     const { code, stdout, stderr } = await runCli(['import', 'people.csv', '--table', table, '--types', 'n:N', '--json', '--log-interval-ms', '100'], { cwd: dir, env: process.env });
     expect(stderr).not.toMatch(/error/i);
-    expect(code).toBe(0);
+    expect(code).toBe(3); // finished, with rejected rows
     expect(stdout).not.toContain('\u001b['); // no escape codes
     const lines = jsonLines(stdout);
     const summary = lines.at(-1);
@@ -85,7 +85,8 @@ describe('the ddbload command', () => {
       expect(line).toMatchObject({ level: 'INFO', service: 'csv-import', jobId: summary.jobId, shard: 0, segment: 1 });
       expect(Object.keys(line)).toEqual(expect.arrayContaining(['rowsRead', 'written', 'rejected', 'rowsPerSecond', 'wcuPerSecond', 'throttledItems', 'window', 'byte', 'bytes']));
     }
-    expect(lines.find((line) => line.message === 'summary')).toMatchObject(summary);
+    // The summary is printed once, last, not also as a log line.
+    expect(lines.filter((line) => line.message === 'summary')).toEqual([]);
   });
 
   it('imports an S3 object with the SDK\'s default credentials and region', async () => {
@@ -95,7 +96,7 @@ describe('the ddbload command', () => {
     const table = await createTable(local.dynamodb, tableKeysFor(OPTIONS));
     // Credentials and region reach the command only through the environment, as from a profile or SSO.
     const { code, stdout } = await runCli(['import', `s3://${TEST_BUCKET}/cli/s3-source.csv`, '--table', table, '--types', 'n:N', '--json'], { cwd: dir, env: { ...process.env, TABLE_NAME: 'not-this-one', CONCURRENCY: 'not a number' } });
-    expect(code).toBe(0);
+    expect(code).toBe(3); // finished, with rejected rows
     const summary = jsonLines(stdout).at(-1);
     expect(summary).toMatchObject({ bucket: TEST_BUCKET, key: 'cli/s3-source.csv', table, balanced: true });
     const rejects = [];
@@ -113,7 +114,7 @@ describe('the ddbload command', () => {
     const table = await createTable(local.dynamodb, tableKeysFor(OPTIONS));
 
     const { code, output } = /** @type {{ code: number, output: string }} */ (await runCliOnTerminal(['import', 'people.csv', '--table', table, '--types', 'n:N', '--max-wcu', '8000', '--log-interval-ms', '200'], { cwd: dir, env: process.env }));
-    expect(code).toBe(0);
+    expect(code).toBe(3); // finished, with rejected rows
     // Redrawn in place: cursor moves up and clears lines, several frames.
     expect(output).toMatch(/\u001b\[\d+A/);
     const frames = output.match(/people\.csv → [^\s]+ .*?\d+% of [\d.]+ MB/g) ?? [];
@@ -188,7 +189,7 @@ describe('the ddbload command', () => {
     expect(proxy.counts.calls).toBe(0);
 
     const second = await runCli([...args, '--resume', stopped.checkpointFile], { cwd: dir, env: process.env });
-    expect(second.code).toBe(0);
+    expect(second.code).toBe(3); // finished, with rejected rows
     const summary = jsonLines(second.stdout).at(-1);
     expect(summary.segments).toBe(2);
     expect(await differencesFor(Buffer.from(csv), table, rejectsUnder(dir), summary)).toEqual([]);
@@ -216,7 +217,7 @@ describe('the ddbload command', () => {
         }
       },
     });
-    expect(first.code).toBe(0);
+    expect(first.code).toBe(3); // finished, with rejected rows
     const second = await /** @type {Promise<{ code: number | null, stdout: string, stderr: string }>} */ (secondRun);
     expect(second.code).toBe(1);
     expect(second.stderr).toContain(`is being run by process ${firstPid}`);
@@ -225,7 +226,7 @@ describe('the ddbload command', () => {
 
     // Once the first has ended, the same command runs (and writes the same rows again, changing nothing).
     const again = await runCli(args, { cwd: dir, env: process.env });
-    expect(again.code).toBe(0);
+    expect(again.code).toBe(3);
   });
 
   it('on a second Ctrl-C gives the writes in flight up, saves their rows, and --resume writes them first', async () => {
@@ -263,7 +264,7 @@ describe('the ddbload command', () => {
     // The resume goes to the same endpoint (another would be refused), which answers again.
     hanging = false;
     const second = await runCli([...args, '--resume', stopped.checkpointFile], { cwd: dir, env: { ...process.env, DYNAMODB_ENDPOINT: proxy.endpoint } });
-    expect(second.code).toBe(0);
+    expect(second.code).toBe(3); // finished, with rejected rows
     const summary = jsonLines(second.stdout).at(-1);
     expect(await differencesFor(Buffer.from(csv), table, rejectsUnder(dir), summary)).toEqual([]);
   });
@@ -274,7 +275,7 @@ describe('the ddbload command', () => {
     writeFileSync(path.join(dir, 'people.csv'), csv);
     const { DYNAMODB_ENDPOINT: _, S3_ENDPOINT: __, ...withoutServers } = process.env;
     const { code, stdout, stderr } = await runCli(['import', './people.csv', '--table', 'People', '--types', 'n:N', '--local', '--json'], { cwd: dir, env: withoutServers });
-    expect(code).toBe(0);
+    expect(code).toBe(3); // finished, with rejected rows
     const summary = jsonLines(stdout).at(-1);
     const expected = expectedImport(Buffer.from(csv), OPTIONS);
     expect(summary).toMatchObject({ table: 'People', rowsRead: expected.rowsRead, rejected: expected.rejects.length, balanced: true });
@@ -334,12 +335,30 @@ describe('the ddbload command', () => {
     expect(resumeCommand(['import', 'x.csv', '--table', 'T'], '/tmp/c.json')).toBe('npx ddbload import x.csv --table T --resume /tmp/c.json');
   });
 
+  it('exits 0 when every row was written, 3 when some were rejected; --quiet prints nothing; --version', async () => {
+    const dir = workDir();
+    writeFileSync(path.join(dir, 'good.csv'), 'id,n\na,1\nb,2\n');
+    writeFileSync(path.join(dir, 'bad.csv'), 'id,n\nc,1\nd,not a number\n');
+    const table = await createTable(local.dynamodb, tableKeysFor(OPTIONS));
+    const good = await runCli(['import', 'good.csv', '--table', table, '--types', 'n:N', '--quiet'], { cwd: dir, env: process.env });
+    expect({ code: good.code, stdout: good.stdout }).toEqual({ code: 0, stdout: '' });
+    const bad = await runCli(['import', 'bad.csv', '--table', table, '--types', 'n:N', '--quiet'], { cwd: dir, env: process.env });
+    expect({ code: bad.code, stdout: bad.stdout }).toEqual({ code: 3, stdout: '' });
+    const json = await runCli(['import', 'bad.csv', '--table', table, '--types', 'n:N', '--json'], { cwd: dir, env: process.env });
+    expect(json.code).toBe(3);
+    expect(jsonLines(json.stdout).at(-1)).toMatchObject({ rowsRead: 2, written: 1, rejected: 1, rejectedByReason: { INVALID_NUMBER: 1 } });
+    const dry = await runCli(['import', 'bad.csv', '--table', table, '--types', 'n:N', '--dry-run', '--json'], { cwd: dir, env: process.env });
+    expect(dry.code).toBe(3);
+    const version = await runCli(['--version'], { cwd: dir, env: process.env });
+    expect({ code: version.code, stdout: version.stdout.trim() }).toEqual({ code: 0, stdout: JSON.parse(readFileSync('package.json', 'utf8')).version });
+  });
+
   it('reads the status of a local file\'s import from beside the file', async () => {
     const dir = workDir();
     const { csv } = mixedCsv(2_000);
     writeFileSync(path.join(dir, 'small.csv'), csv);
     const table = await createTable(local.dynamodb, tableKeysFor(OPTIONS));
-    expect((await runCli(['import', 'small.csv', '--table', table, '--types', 'n:N', '--json'], { cwd: dir, env: process.env })).code).toBe(0);
+    expect((await runCli(['import', 'small.csv', '--table', table, '--types', 'n:N', '--json'], { cwd: dir, env: process.env })).code).toBe(3);
     const { code, stdout } = await runCli(['status', 'small.csv', '--table', table], { cwd: dir, env: process.env });
     expect(code).toBe(0);
     expect(stdout).toContain(path.join(dir, 'small.csv'));
