@@ -4,7 +4,7 @@
  * payload spells it; on the command line it names the flag.
  */
 import path from 'node:path';
-import { ConfigError } from '../errors.js';
+import { ConfigError, ImportError } from '../errors.js';
 import { WRITE_OPTIONS } from '../config/index.js';
 import { OPTION_SPECS } from '../config/options.js';
 
@@ -85,15 +85,42 @@ export function sourceOf(source, cwd) {
 }
 
 /**
- * The same error, naming the flag instead of the payload's option.
+ * The same error, naming the flags the command line takes where it names the payload's options.
  * @param {unknown} error
  */
 export function withFlagNames(error) {
-  if (!(error instanceof ConfigError)) return error;
-  const option = /** @type {string} */ (error.option).replace(/ \(env .*\)$/, '');
-  const flag = FLAG_OF.get(option);
-  if (flag === undefined) return error;
-  const renamed = new ConfigError(flag, undefined, '');
-  renamed.message = error.message.replace(`"${error.option}"`, flag).replaceAll(`${option} (`, `${flag} (`);
-  return renamed;
+  if (!(error instanceof ImportError)) return error;
+  if (error instanceof ConfigError) {
+    const option = /** @type {string} */ (error.option).replace(/ \(env .*\)$/, '');
+    const flag = FLAG_OF.get(option);
+    if (flag !== undefined) {
+      const renamed = new ConfigError(flag, undefined, '');
+      renamed.message = inFlagWords(error.message.replace(`"${error.option}"`, flag).replaceAll(`${option} (`, `${flag} (`));
+      return renamed;
+    }
+  }
+  error.message = inFlagWords(error.message);
+  return error;
+}
+
+/**
+ * A message's advice in the command line's words: "set keyColumn to ..." becomes "pass --key ...",
+ * "generateKey: true" "--generate-key", the "table" option (TABLE_NAME) "--table". Option names that are
+ * plain words (table, format, mode) are rewritten only in those phrases, never in the message's prose.
+ * @param {string} message
+ */
+export function inFlagWords(message) {
+  let text = message;
+  for (const { option, flag } of OPTION_FLAGS) {
+    text = text
+      .replace(new RegExp(`the "${option}" option( \\([A-Z_]+\\))?`, 'g'), flag)
+      .replace(new RegExp(`\\bset ${option} to\\b`, 'g'), `pass ${flag}`);
+    if (!/[A-Z]/.test(option)) continue;
+    text = text
+      .replace(new RegExp(`\\b${option}: true\\b`, 'g'), flag)
+      .replace(new RegExp(`\\bturn ${option} off\\b`, 'g'), `leave ${flag} out`)
+      .replace(new RegExp(`\\b${option} is on\\b`, 'g'), `${flag} is given`)
+      .replace(new RegExp(`\\b${option}\\b`, 'g'), flag);
+  }
+  return text;
 }

@@ -16,7 +16,7 @@ export function checkHeader(names, config) {
     if (seen.has(name)) throw new HeaderError(`${where}: header columns ${names.indexOf(name) + 1} and ${i + 1} have the same name; attribute names must be unique`);
     seen.add(name);
   });
-  const noHeader = `(the first line has ${names.length} column${names.length === 1 ? '' : 's'}; if the file has no header line, add one)`;
+  const noHeader = `(the first line has ${names.length} column${names.length === 1 ? '' : 's'}${delimiterGuess(names, config.delimiter)}; if the file has no header line, add one)`;
   if (!config.generateKey && !seen.has(config.keyColumn)) {
     throw new HeaderError(`${where}: the header has no key column "${config.keyColumn}" ${noHeader}; set keyColumn to the column holding the table's partition key, or generateKey: true`);
   }
@@ -31,4 +31,18 @@ export function checkHeader(names, config) {
       throw new HeaderError(`${where}: columnTypes names "${column}", which is not in the header; name only columns of the header`);
     }
   }
+}
+
+/** Delimiters a one-column header may hide. */
+const OTHER_DELIMITERS = [';', '\t', '|'];
+
+/**
+ * A header read as one column that holds another common delimiter was most likely cut by that one.
+ * @param {string[]} names @param {string} delimiter
+ */
+function delimiterGuess(names, delimiter) {
+  const guess = names.length === 1 ? OTHER_DELIMITERS.find((other) => other !== delimiter && names[0].includes(other)) : undefined;
+  if (guess === undefined) return '';
+  const spelled = guess === '\t' ? '"\\t"' : `"${guess}"`;
+  return `, which holds ${spelled}: if the file is delimited by it, set delimiter to ${spelled}`;
 }
