@@ -95,6 +95,8 @@ export async function runJob(payload, config, context, { log = logger, stop, aba
   const clients = clientsFor(config);
   if (config.dryRun) return runDryRun(config, { clients, logger: log, stop });
   if (wantsShards(config)) {
+    // Worker processes in a Lambda would outlive no deadline: its shards are the state machine's.
+    if (context !== undefined && runningInLambda()) throw new ConfigError('shards', config.shards, 'a sharded job on AWS runs as an execution of the stack\'s state machine (STATE_MACHINE_NAME, which `sls deploy` sets): deploy the stack, or run the job with ddbload');
     const job = await runLocalJob(payload, config, { clients, logger: log, env: process.env });
     if (job !== undefined) return job;
   }

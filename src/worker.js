@@ -42,7 +42,8 @@ try {
     process.exitCode = WORKER_REFUSED;
   } else {
     await recordFailure(error).catch((statusError) => logger.error('job status not written', { shard: payload?.shard?.index, error: String(statusError) }));
-    await tell({ error: { name: /** @type {Error} */ (error)?.name ?? 'Error', message: String(/** @type {Error} */ (error)?.message ?? error) } });
+    // The message as the job's error shows it: the error's class, then what it says.
+    await tell({ error: { name: /** @type {Error} */ (error)?.name ?? 'Error', message: String(error) } });
     process.exitCode = 1;
   }
 }

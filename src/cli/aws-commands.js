@@ -1,16 +1,16 @@
 /**
  * The command line's jobs on AWS, on a deployed stack (--stack, <service>-<stage>), from any machine with
- * credentials: `import s3://... --on-aws` starts the job's execution, `status <job> --on-aws` shows it
- * (--watch redraws it in place), `redrive <job>` re-runs its failed shards. Each call goes to Step
- * Functions and the output bucket with the SDK's credentials (--profile) in --region.
+ * credentials: `import s3://... --on-aws` asks the stack's import function to start the job (as `sls
+ * invoke -f import` does), `status <job> --on-aws` shows it (--watch redraws it in place), `redrive
+ * <job>` re-runs its failed shards. Each call goes to AWS with the SDK's credentials (--profile) in
+ * --region.
  */
+import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { S3Client } from '@aws-sdk/client-s3';
-import { resolveConfig } from '../config/index.js';
-import { ConfigError } from '../errors.js';
-import { jobIdOfJob } from '../plan/job-plan.js';
-import { executionOfJob, readExecutionStatus, redriveJob, stateMachineOfStack } from '../dispatch/step-functions/execution-status.js';
-import { sfnClient, startJobExecution } from '../dispatch/step-functions/start.js';
-import { payloadOf, withFlagNames } from './import-flags.js';
+import { AwsCallError, ConfigError, JobError } from '../errors.js';
+import { executionOfJob, readExecutionStatus, redriveJob } from '../dispatch/step-functions/execution-status.js';
+import { sfnClient } from '../dispatch/step-functions/start.js';
+import { inFlagWords, payloadOf } from './import-flags.js';
 import { createRedraw } from './redraw.js';
 import { textTable } from './text-table.js';
 
@@ -35,35 +35,54 @@ async function clientsOf(flags) {
   });
   probe.destroy();
   const endpoint = process.env.S3_ENDPOINT;
-  return { sfn: sfnClient(region, undefined), s3: new S3Client({ region, ...(endpoint ? { endpoint, forcePathStyle: true } : {}) }) };
+  return { region, sfn: sfnClient(region, undefined), s3: new S3Client({ region, ...(endpoint ? { endpoint, forcePathStyle: true } : {}) }) };
 }
 
 /**
- * `import s3://bucket/key --on-aws --stack S`: the job's execution, started (or found, if it was), then
- * watched until it ends unless --json.
+ * `import s3://bucket/key --on-aws --stack S`: the job's execution, started (or found, if it was) by the
+ * stack's import function, then watched until it ends unless --json. The function names the job: its
+ * id depends on options the stack's environment may set (KEY_COLUMN, COLUMN_TYPES, ...), so that an S3
+ * event's start of the same object finds this execution.
  * @param {string} source @param {Record<string, unknown> & AwsFlags} flags
  * @returns {Promise<number>} the exit code
  */
 export async function importOnAwsCommand(source, flags) {
   if (flags.stack === undefined) throw new ConfigError('--stack', undefined, 'name the deployed stack to run the job on (--stack csv-import-dev: <service>-<stage>, as `sls deploy` printed it)');
   const payload = payloadOf(source, flags);
+  if (payload.dryRun === true) throw new ConfigError('--dry-run', true, 'a dry run reads the file from this machine: leave --on-aws out (ddbload import s3://... --dry-run)');
   if (payload.file !== undefined) throw new ConfigError('source', source, 'a job on AWS reads from S3: upload the file (aws s3 cp) and name it s3://bucket/key, or leave --on-aws out to import it from this machine');
   const clients = await clientsOf(flags);
-  let config;
-  try {
-    config = resolveConfig(payload, {});
-  } catch (error) {
-    throw withFlagNames(error);
-  }
-  const stateMachineArn = await stateMachineOfStack(clients.sfn, flags.stack);
-  const jobId = await jobIdOfJob(config, clients.s3);
-  const started = await startJobExecution({ sfn: clients.sfn, stateMachineArn, jobId, input: payload });
+  const started = await invokeImportFunction(clients.region, `${flags.stack}-import`, payload);
   if (flags.json || !process.stdout.isTTY) {
     process.stdout.write(`${JSON.stringify(started)}\n`);
     return 0;
   }
-  process.stdout.write(`${started.started ? 'started' : 'already started'}: job ${jobId}\n${started.note === undefined ? '' : `${started.note}\n`}${started.console}\n`);
+  process.stdout.write(`${started.started ? 'started' : 'already started'}: job ${started.jobId}\n${started.note === undefined ? '' : `${started.note}\n`}${started.console}\n`);
   return watchExecution(clients, started.executionArn, { watch: true });
+}
+
+/**
+ * The stack's import function, invoked and waited for: it checks the job's options against the stack's
+ * and answers with the execution it started (or found).
+ * @param {string} region @param {string} name @param {Record<string, unknown>} payload
+ * @returns {Promise<{ jobId: string, executionArn: string, started: boolean, status: string, console: string, note?: string }>}
+ */
+async function invokeImportFunction(region, name, payload) {
+  const lambda = new LambdaClient({ region });
+  let output;
+  try {
+    output = await lambda.send(new InvokeCommand({ FunctionName: name, InvocationType: 'RequestResponse', Payload: Buffer.from(JSON.stringify(payload)) }));
+  } catch (error) {
+    if (/** @type {Error} */ (error)?.name === 'ResourceNotFoundException') throw new ConfigError('--stack', name.replace(/-import$/, ''), `no function ${name} in this account and region: name the stack \`sls deploy\` made (<service>-<stage>, such as csv-import-dev), and its region with --region`);
+    throw new AwsCallError(`invoke ${name}`, error, undefined, '; your credentials need lambda:InvokeFunction on it');
+  } finally {
+    lambda.destroy();
+  }
+  const answer = JSON.parse(Buffer.from(output.Payload ?? []).toString('utf8') || 'null');
+  // The function refused the job (a bad option, a table it may not write): its message, in the flags' words.
+  if (output.FunctionError !== undefined) throw new JobError(`the stack refused the job: ${inFlagWords(String(answer?.errorMessage ?? output.FunctionError))}`);
+  if (typeof answer?.executionArn !== 'string') throw new JobError(`${name} answered without starting an execution (${JSON.stringify(answer).slice(0, 300)}): is it deployed with its state machine (STATE_MACHINE_NAME)?`);
+  return answer;
 }
 
 /**
@@ -85,7 +104,7 @@ export async function awsStatusCommand(job, flags) {
 export async function redriveCommand(job, flags) {
   const clients = await clientsOf(flags);
   const executionArn = await executionOfJob(clients.sfn, job, flags.stack);
-  const redriven = await redriveJob(clients.sfn, executionArn);
+  const redriven = await redriveJob(clients, executionArn);
   if (flags.json || !flags.watch) {
     process.stdout.write(flags.json ? `${JSON.stringify(redriven)}\n` : `redriven: ${executionArn}\n${redriven.console}\n`);
     return 0;

@@ -5,7 +5,7 @@
  * maxConcurrency at once, each worker looping ImportSegment until its shard is done), writes the
  * children's results as a ResultWriter lays them out, and Summarize adds them up. A re-run of the job
  * works as a redrive: a shard whose status says done keeps its result, a shard alive in another run is
- * left alone, and the others run again from their last checkpoint.
+ * left alone, and the others run again from their start (their rows written again change nothing).
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -46,7 +46,6 @@ const LOCAL_WORKERS_AT_ONCE = 4;
  * @param {{ clients: import('../clients.js').Clients, logger: import('../types.js').Logger, env: Record<string, string | undefined> }} deps
  */
 export async function runLocalJob(payload, config, { clients, logger, env }) {
-  const startedAt = new Date().toISOString();
   const store = outputStoreFor(config, clients.s3);
   const planned = await planStep(payload, { env, objectsAtOnce: LOCAL_WORKERS_AT_ONCE });
   const items = await readShardList(store, planned.shardList.key);
@@ -67,13 +66,22 @@ export async function runLocalJob(payload, config, { clients, logger, env }) {
   const results = items.map((item, index) => (stateOf(index) === 'done' ? childResult(item, index, { output: status?.shards[index] }) : undefined));
   const limit = pLimit(planned.maxConcurrency);
   await Promise.all(todo.map((index) => limit(async () => (results[index] = await runChild(store, config, planned.jobId, items[index], index)))));
+  // A shard another run took meanwhile has no result here: the job is that run's to finish and add up.
+  const refused = todo.filter((index) => results[index] === undefined);
+  if (running.length + refused.length > 0) {
+    const failed = results.flatMap((result, index) => (result?.Status === 'FAILED' ? [`shard ${index + 1}: ${result.Cause ?? result.Error}`] : []));
+    const elsewhere = [...running, ...refused].sort((a, b) => a - b).map((index) => `shard ${index + 1}: running`);
+    throw new JobError(`job ${planned.jobId}: ${failed.length + elsewhere.length} of ${items.length} shards did not finish (${[...failed, ...elsewhere].join('; ')}); run the job again to re-run only those (a running shard is left to its run: ddbload status shows it)`);
+  }
 
   const mapRunArn = `arn:aws:states:local:000000000000:mapRun:${planned.jobId}/Shards:local-${newRunName()}`;
   const details = await writeMapResults(store, { bucket: planned.results.bucket, prefix: planned.results.prefix, mapRunArn }, results.flatMap((result) => (result === undefined ? [] : [result])));
+  // The job's time: from its plan, which an earlier run of it may have made.
+  const startedAt = plan.createdAt;
   const summary = await summarizeJob({ jobId: planned.jobId, job: payload, shards: items.length, startedAt, results: details }, { logger, env, resultsStore: store });
   const job = { ...summary, ...sourceFields(config), started: todo.length, alreadyDone, ...(note === undefined ? {} : { note }) };
   if (job.state !== 'done') {
-    const failed = [...(summary.failedShards ?? []).map((shard) => `shard ${(shard.shard ?? 0) + 1}: ${shard.cause === undefined ? shard.error : `${shard.error}: ${shard.cause}`}`), ...running.map((index) => `shard ${index + 1}: running`)];
+    const failed = (summary.failedShards ?? []).map((shard) => `shard ${(shard.shard ?? 0) + 1}: ${shard.cause ?? shard.error}`);
     throw new JobError(`job ${planned.jobId}: ${failed.length} of ${items.length} shards did not finish (${failed.join('; ')}); run the job again to re-run only those`);
   }
   return job;
@@ -100,6 +108,10 @@ async function runChild(store, config, jobId, item, index) {
   const [exit] = await worker.done;
   if (exit?.code === WORKER_REFUSED) return undefined;
   if (answer !== undefined && (exit?.code === 0 || 'error' in answer)) return childResult(item, index, answer);
+  // Killed after its shard was done, before it said so: the shard's status is its result.
+  /** @type {import('../state/job-status.js').ShardStatus | undefined} */
+  const status = (await readJobStatus(store, config.statusPrefix, jobId))?.shards[index];
+  if (status?.state === 'done') return childResult(item, index, { output: status });
   // A worker that died without saying so (killed, out of memory): its status says so, for `ddbload status`.
   const cause = `worker process exited with ${exit?.signal ?? `code ${exit?.code}`}`;
   await markShardFailed(store, config.statusPrefix, jobId, index, cause);

@@ -1,16 +1,20 @@
 /**
  * The command line's jobs on AWS: `ddbload import --on-aws`, `status --on-aws` and `redrive`, run as a
- * person runs them, against the Step Functions API of a stack served offline (test/support/sfn-endpoint.js:
- * each execution runs the job's definition on the States-language emulator, its tasks the project's own
- * steps against the local servers), the SDK pointed there by AWS_ENDPOINT_URL_SFN.
+ * person runs them, against a stack served offline: its import function behind the Lambda Invoke API
+ * (test/support/lambda-invoke-endpoint.js, the real handler with the stack's environment) and its Step
+ * Functions API (test/support/sfn-endpoint.js: each execution runs the job's definition on the
+ * States-language emulator, its tasks the project's own steps against the local servers), the SDK pointed
+ * at them by AWS_ENDPOINT_URL_LAMBDA and AWS_ENDPOINT_URL_SFN.
  */
 import { describe, expect, it } from 'vitest';
 import { countItems } from '../../local/servers.js';
+import { handler } from '../../src/handler.js';
 import { planStep, segmentStep, summarizeStep } from '../../src/dispatch/step-functions/steps.js';
 import { logger } from '../../src/observe/logger.js';
+import { startLambdaInvokeEndpoint } from '../support/lambda-invoke-endpoint.js';
 import { startSfnEndpoint } from '../support/sfn-endpoint.js';
 import { runCli } from '../support/run-cli.js';
-import { createTable, TEST_BUCKET, upload, useCleanups, useLocalServers } from '../support/local.js';
+import { createTable, readObject, scanAll, TEST_BUCKET, upload, useCleanups, useLocalServers } from '../support/local.js';
 
 const { env: localEnv, dynamodb, s3 } = useLocalServers();
 const cleanup = useCleanups(localEnv);
@@ -44,12 +48,21 @@ async function stackOffline(faults = {}) {
     },
   });
   cleanup(() => endpoint.stop());
-  return endpoint;
+  // The stack's import function, with the environment `sls deploy` gives it (a column type among it).
+  process.env.AWS_ENDPOINT_URL_SFN = endpoint.endpoint;
+  cleanup(() => void delete process.env.AWS_ENDPOINT_URL_SFN);
+  const lambda = await startLambdaInvokeEndpoint({ name: `${STACK}-import`, handler, environment: { STATE_MACHINE_NAME: `${STACK}-job`, COLUMN_TYPES: 'balance:N' } });
+  cleanup(() => lambda.stop());
+  return { ...endpoint, lambdaEndpoint: lambda.endpoint };
 }
 
-/** @param {string[]} args @param {string} endpoint */
-async function ddbload(args, endpoint) {
-  const result = await runCli(args, { cwd: process.cwd(), env: { ...process.env, AWS_ENDPOINT_URL_SFN: endpoint } });
+/**
+ * The command, run by a person on another machine: the stack's endpoints, and none of its function's environment.
+ * @param {string[]} args @param {{ endpoint: string, lambdaEndpoint: string }} stack
+ */
+async function ddbload(args, stack) {
+  const { AWS_LAMBDA_FUNCTION_NAME, STATE_MACHINE_NAME, COLUMN_TYPES, ...env } = process.env;
+  const result = await runCli(args, { cwd: process.cwd(), env: { ...env, AWS_ENDPOINT_URL_SFN: stack.endpoint, AWS_ENDPOINT_URL_LAMBDA: stack.lambdaEndpoint } });
   return { ...result, json: () => JSON.parse(result.stdout.trim().split('\n').at(-1) ?? 'null') };
 }
 
@@ -60,16 +73,16 @@ describe('a job on AWS from the command line', () => {
     await upload(s3, 'aws/people.csv', peopleCsv(6_000));
     const importArgs = ['import', `s3://${TEST_BUCKET}/aws/people.csv`, '--table', table, '--shards', '3', '--on-aws', '--stack', STACK, '--region', 'us-east-1', '--json'];
 
-    const first = await ddbload(importArgs, sfn.endpoint);
+    const first = await ddbload(importArgs, sfn);
     expect(first.code, first.stderr).toBe(0);
     const started = first.json();
     expect(started).toMatchObject({ jobId: expect.stringMatching(/^[0-9a-f-]{36}$/), started: true, status: 'RUNNING', executionArn: `${sfn.stateMachineArn.replace(':stateMachine:', ':execution:')}:${started.jobId}` });
     // Asked again while it runs: the same execution, not a second one.
-    const again = (await ddbload(importArgs, sfn.endpoint)).json();
+    const again = (await ddbload(importArgs, sfn)).json();
     expect(again).toMatchObject({ jobId: started.jobId, executionArn: started.executionArn, started: false });
     await sfn.settled();
 
-    const status = await ddbload(['status', started.jobId, '--on-aws', '--stack', STACK, '--region', 'us-east-1', '--json'], sfn.endpoint);
+    const status = await ddbload(['status', started.jobId, '--on-aws', '--stack', STACK, '--region', 'us-east-1', '--json'], sfn);
     expect(status.code, status.stderr).toBe(0);
     expect(status.json()).toMatchObject({
       jobId: started.jobId,
@@ -80,8 +93,10 @@ describe('a job on AWS from the command line', () => {
       summary: { state: 'done', shards: 3, rowsRead: 6_000, written: 6_000, balanced: true },
     });
     expect(await countItems(dynamodb, table)).toBe(6_000);
+    // The function named and planned the job with the stack's COLUMN_TYPES, which the command line did not pass.
+    expect((await scanAll(dynamodb, table))[0].balance).toEqual({ N: expect.any(String) });
     // Started again once it ended: it says so, and how to run it again.
-    const later = (await ddbload(importArgs, sfn.endpoint)).json();
+    const later = (await ddbload(importArgs, sfn)).json();
     expect(later).toMatchObject({ started: false, status: 'SUCCEEDED', note: expect.stringMatching(/was started before, at \S+: it ended SUCCEEDED; to import the object again, pass another runId/) });
   });
 
@@ -90,10 +105,12 @@ describe('a job on AWS from the command line', () => {
     const sfn = await stackOffline({ failing });
     const table = await createTable(dynamodb);
     await upload(s3, 'aws/failing.csv', peopleCsv(6_000));
-    const started = (await ddbload(['import', `s3://${TEST_BUCKET}/aws/failing.csv`, '--table', table, '--shards', '3', '--on-aws', '--stack', STACK, '--region', 'us-east-1', '--json'], sfn.endpoint)).json();
+    const startedRun = await ddbload(['import', `s3://${TEST_BUCKET}/aws/failing.csv`, '--table', table, '--shards', '3', '--on-aws', '--stack', STACK, '--region', 'us-east-1', '--json'], sfn);
+    expect(startedRun.code, startedRun.stderr).toBe(0);
+    const started = startedRun.json();
     await sfn.settled();
 
-    const failed = await ddbload(['status', started.executionArn, '--region', 'us-east-1'], sfn.endpoint);
+    const failed = await ddbload(['status', started.executionArn, '--region', 'us-east-1'], sfn);
     expect(failed.code).toBe(2);
     expect(failed.stdout).toContain(`job ${started.jobId}  FAILED`);
     expect(failed.stdout).toMatch(/shards: 3 in all, 0 pending, 0 running, 2 succeeded, 1 failed/);
@@ -101,28 +118,45 @@ describe('a job on AWS from the command line', () => {
     expect(failed.stdout).toContain(`to re-run only its failed shards: ddbload redrive ${started.executionArn}`);
     expect(await countItems(dynamodb, table)).toBeLessThan(6_000);
 
-    const redriven = await ddbload(['redrive', started.jobId, '--stack', STACK, '--region', 'us-east-1', '--json'], sfn.endpoint);
+    // A shard still written by the invocation the failed run left (as AWS leaves a Lambda task of an
+    // aborted child running): a redrive now would be a second writer on it, and is refused.
+    const statusKey = `_imports/${started.jobId}/shard-0003.json`;
+    const shardStatus = await readObject(s3, statusKey);
+    await upload(s3, statusKey, JSON.stringify({ ...JSON.parse(shardStatus), state: 'running', runner: { logGroup: '/aws/lambda/f', logStream: 'x' }, updatedAt: new Date().toISOString(), heartbeatMs: 1_000 }));
+    const tooSoon = await ddbload(['redrive', started.jobId, '--stack', STACK, '--region', 'us-east-1'], sfn);
+    expect(tooSoon.code).toBe(1);
+    expect(tooSoon.stderr).toMatch(/shard 3 \(status [^)]+\) of the job is still being written by the invocation the failed run left: a redrive now would run a second writer on it/);
+    await upload(s3, statusKey, shardStatus);
+
+    const redriven = await ddbload(['redrive', started.jobId, '--stack', STACK, '--region', 'us-east-1', '--json'], sfn);
     expect(redriven.code, redriven.stderr).toBe(0);
     expect(redriven.json()).toMatchObject({ executionArn: started.executionArn, redriven: true });
     await sfn.settled();
-    const done = await ddbload(['status', started.jobId, '--on-aws', '--stack', STACK, '--region', 'us-east-1', '--json'], sfn.endpoint);
+    const done = await ddbload(['status', started.jobId, '--on-aws', '--stack', STACK, '--region', 'us-east-1', '--json'], sfn);
     expect(done.json()).toMatchObject({ status: 'SUCCEEDED', redriveCount: 1, shards: { succeeded: 3, failed: 0 }, summary: { rowsRead: 6_000, written: 6_000, balanced: true } });
     expect(await countItems(dynamodb, table)).toBe(6_000);
     // A job that succeeded cannot be redriven: the error says why and where to look.
-    const refused = await ddbload(['redrive', started.jobId, '--stack', STACK, '--region', 'us-east-1'], sfn.endpoint);
+    const refused = await ddbload(['redrive', started.jobId, '--stack', STACK, '--region', 'us-east-1'], sfn);
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toMatch(/cannot be redriven: .*only a FAILED, TIMED_OUT or ABORTED execution/);
   });
 
   it('names the missing or wrong stack and a local file in the words of the flags', async () => {
     const sfn = await stackOffline();
-    const noStack = await ddbload(['status', '3f2a9c1e-0b7d-5e4f-9a1c-2d3e4f5a6b7c', '--on-aws', '--region', 'us-east-1'], sfn.endpoint);
+    const noStack = await ddbload(['status', '3f2a9c1e-0b7d-5e4f-9a1c-2d3e4f5a6b7c', '--on-aws', '--region', 'us-east-1'], sfn);
     expect(noStack.stderr).toMatch(/--stack/);
-    const wrong = await ddbload(['redrive', '3f2a9c1e-0b7d-5e4f-9a1c-2d3e4f5a6b7c', '--stack', 'csv-import-nope', '--region', 'us-east-1'], sfn.endpoint);
+    const wrong = await ddbload(['redrive', '3f2a9c1e-0b7d-5e4f-9a1c-2d3e4f5a6b7c', '--stack', 'csv-import-nope', '--region', 'us-east-1'], sfn);
     expect(wrong.stderr).toMatch(/no state machine csv-import-nope-job in this account and region/);
-    const local = await ddbload(['import', './people.csv', '--table', 'People', '--on-aws', '--stack', STACK, '--region', 'us-east-1'], sfn.endpoint);
+    const local = await ddbload(['import', './people.csv', '--table', 'People', '--on-aws', '--stack', STACK, '--region', 'us-east-1'], sfn);
     expect(local.stderr).toMatch(/a job on AWS reads from S3: upload the file/);
-    const unknown = await ddbload(['status', '3f2a9c1e-0b7d-5e4f-9a1c-2d3e4f5a6b7c', '--on-aws', '--stack', STACK, '--region', 'us-east-1'], sfn.endpoint);
+    // A dry run reads from this machine; as a job's execution it would write the rows.
+    const dry = await ddbload(['import', `s3://${TEST_BUCKET}/aws/people.csv`, '--table', 'People', '--dry-run', '--on-aws', '--stack', STACK, '--region', 'us-east-1'], sfn);
+    expect({ code: dry.code, stderr: dry.stderr }).toEqual({ code: 2, stderr: expect.stringMatching(/--dry-run.*leave --on-aws out/) });
+    const noFunction = await ddbload(['import', `s3://${TEST_BUCKET}/aws/people.csv`, '--table', 'People', '--on-aws', '--stack', 'csv-import-nope', '--region', 'us-east-1'], sfn);
+    expect(noFunction.stderr).toMatch(/no function csv-import-nope-import in this account and region/);
+    const byObject = await ddbload(['status', `s3://${TEST_BUCKET}/aws/people.csv`, '--on-aws', '--stack', STACK, '--region', 'us-east-1'], sfn);
+    expect(byObject.stderr).toMatch(/a job on AWS is named by its job id .* or its execution's ARN/);
+    const unknown = await ddbload(['status', '3f2a9c1e-0b7d-5e4f-9a1c-2d3e4f5a6b7c', '--on-aws', '--stack', STACK, '--region', 'us-east-1'], sfn);
     expect(unknown.stderr).toMatch(/no such job execution: .*check the job id, the stack \(--stack\) and the region \(--region\)/);
   });
 });

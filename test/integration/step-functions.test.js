@@ -6,6 +6,7 @@
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
 import { countItems } from '../../local/servers.js';
+import { handler } from '../../src/handler.js';
 import { planStep, segmentStep, summarizeStep } from '../../src/dispatch/step-functions/steps.js';
 import { logger } from '../../src/observe/logger.js';
 import { createLocalStateMachine, LOCAL_MAP_RUN } from '../support/local-state-machine.js';
@@ -117,5 +118,23 @@ describe('a job on the state machine', () => {
     expect(calls.get(0)).toBe(before.get(0));
     expect(calls.get(2)).toBe(before.get(2));
     expect(/** @type {number} */ (calls.get(1))).toBeGreaterThan(/** @type {number} */ (before.get(1)));
+  });
+});
+
+describe('what a job on the state machine refuses', () => {
+  it('a dry run, in Plan and in ImportSegment: it would write the rows it was asked only to read', async () => {
+    const job = { bucket: TEST_BUCKET, key: 'sfn/any.csv', table: 'People', dryRun: true };
+    await expect(planStep(job, { env: process.env })).rejects.toThrow(/a dry run runs in one invocation of the import function/);
+    await expect(segmentStep({ shard: job, segment: { done: false } }, { logger, env: process.env, context: undefined })).rejects.toThrow(/a dry run runs in one invocation/);
+  });
+
+  it('a sharded job in a Lambda deployed without its state machine, before anything is read', async () => {
+    process.env.AWS_LAMBDA_FUNCTION_NAME = 'csv-import-test-import';
+    try {
+      const context = { invokedFunctionArn: 'arn:aws:lambda:us-east-1:123456789012:function:csv-import-test-import', getRemainingTimeInMillis: () => 900_000 };
+      await expect(handler({ bucket: TEST_BUCKET, key: 'sfn/missing.csv', table: 'People', shards: 4 }, /** @type {any} */ (context))).rejects.toThrow(/a sharded job on AWS runs as an execution of the stack's state machine/);
+    } finally {
+      delete process.env.AWS_LAMBDA_FUNCTION_NAME;
+    }
   });
 });

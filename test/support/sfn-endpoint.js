@@ -59,7 +59,9 @@ export async function startSfnEndpoint({ s3, bucket, stack, steps }) {
           if (answer.done) execution.children.set(index, { ...execution.children.get(index), input: execution.children.get(index)?.input ?? '', status: 'SUCCEEDED' });
           return answer;
         } catch (error) {
-          execution.children.set(index, { input: execution.children.get(index)?.input ?? '', status: 'FAILED', error: /** @type {Error} */ (error).name, cause: /** @type {Error} */ (error).message });
+          // As a Lambda task's failure reaches Step Functions: the error's type, and the function's error as JSON.
+          const { name, message } = /** @type {Error} */ (error);
+          execution.children.set(index, { input: execution.children.get(index)?.input ?? '', status: 'FAILED', error: name, cause: JSON.stringify({ errorType: name, errorMessage: message, trace: [] }) });
           throw error;
         }
       },

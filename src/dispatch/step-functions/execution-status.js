@@ -65,6 +65,7 @@ export async function stateMachineOfStack(sfn, stack) {
  */
 export async function executionOfJob(sfn, job, stack) {
   if (job.startsWith('arn:') && job.includes(':execution:')) return job;
+  if (!/^[0-9a-f-]{36}$/.test(job)) throw new ConfigError('job', job, 'a job on AWS is named by its job id (a UUID such as 3f2a9c1e-...) or its execution\'s ARN, as its start printed them');
   if (stack === undefined) throw new ConfigError('--stack', undefined, `name the deployed stack the job ${job} ran on (--stack csv-import-dev), or give the execution ARN the start printed`);
   return executionArnOf(await stateMachineOfStack(sfn, stack), job);
 }
@@ -81,7 +82,7 @@ export async function readExecutionStatus({ sfn, s3 }, executionArn) {
   const [shards, failedShards, rows] = await Promise.all([
     mapRunArn === undefined ? undefined : shardCounts(sfn, mapRunArn),
     mapRunArn === undefined ? [] : failedShardsOf(sfn, mapRunArn),
-    planned === undefined ? undefined : rowsSoFar(s3, planned, jobId),
+    planned === undefined ? undefined : rowsSoFar(s3, planned),
   ]);
   return {
     jobId,
@@ -101,9 +102,19 @@ export async function readExecutionStatus({ sfn, s3 }, executionArn) {
 
 /**
  * Redrives a failed job: its failed shards run again, each from the step it failed in, then Summarize.
- * @param {SFNClient} sfn @param {string} executionArn
+ * Refused while a shard's segment is still writing: a Map run that fails stops its other children, but
+ * not the Lambda invocations they were waiting on, which write on until they end (up to 15 minutes); a
+ * redrive then would run a second writer on those shards, and an older row of a key could land last.
+ * @param {{ sfn: SFNClient, s3: S3Client }} clients @param {string} executionArn
  */
-export async function redriveJob(sfn, executionArn) {
+export async function redriveJob({ sfn, s3 }, executionArn) {
+  const planned = await plannedJobOf(sfn, executionArn);
+  const shards = planned === undefined ? [] : ((await jobStatusOf(s3, planned))?.shards ?? []);
+  const writing = shards.filter((shard) => shard.state === 'running' && shard.handedOverAt === undefined);
+  if (writing.length > 0) {
+    const which = writing.map((shard) => `${shard.shard + 1} (status ${shard.updatedAt})`).join(', ');
+    throw new JobError(`shard${writing.length === 1 ? '' : 's'} ${which} of the job ${writing.length === 1 ? 'is' : 'are'} still being written by the invocation the failed run left: a redrive now would run a second writer on ${writing.length === 1 ? 'it' : 'them'}; run it again once ${writing.length === 1 ? 'that status stops' : 'those statuses stop'} changing (at most 15 minutes after the job failed; ddbload status shows them)`);
+  }
   try {
     const { redriveDate } = await sfn.send(new RedriveExecutionCommand({ executionArn }));
     return { executionArn, redriven: true, redriveDate: redriveDate?.toISOString(), console: consoleLinkOf(executionArn) };
@@ -147,15 +158,38 @@ async function shardCounts(sfn, mapRunArn) {
   return { total: c?.total ?? 0, pending: c?.pending ?? 0, running: c?.running ?? 0, succeeded: c?.succeeded ?? 0, failed: c?.failed ?? 0, timedOut: c?.timedOut ?? 0, aborted: c?.aborted ?? 0 };
 }
 
-/** The failed shards' errors, from their child executions. @param {SFNClient} sfn @param {string} mapRunArn */
+/**
+ * The failed shards' errors, from their child executions: failed, timed out, or aborted (a Map run that
+ * fails stops its other children).
+ * @param {SFNClient} sfn @param {string} mapRunArn
+ */
 async function failedShardsOf(sfn, mapRunArn) {
-  const { executions } = await call(() => sfn.send(new ListExecutionsCommand({ mapRunArn, statusFilter: 'FAILED', maxResults: FAILED_SHOWN })), `list the failed shards of ${mapRunArn}`, 'states:ListExecutions');
+  const listed = await Promise.all(
+    /** @type {const} */ (['FAILED', 'TIMED_OUT', 'ABORTED']).map((statusFilter) =>
+      call(() => sfn.send(new ListExecutionsCommand({ mapRunArn, statusFilter, maxResults: FAILED_SHOWN })), `list the ${statusFilter} shards of ${mapRunArn}`, 'states:ListExecutions'),
+    ),
+  );
+  const children = listed.flatMap((page) => page.executions ?? []).slice(0, FAILED_SHOWN);
   return Promise.all(
-    (executions ?? []).map(async ({ executionArn }) => {
+    children.map(async ({ executionArn, status }) => {
       const child = await call(() => sfn.send(new DescribeExecutionCommand({ executionArn })), `describe the shard ${executionArn}`, 'states:DescribeExecution');
-      return { shard: shardOfInput(child.input), error: child.error, cause: child.cause?.slice(0, 500) };
+      return { shard: shardOfInput(child.input), error: child.error ?? status, cause: causeOf(child.cause)?.slice(0, 500) };
     }),
   );
+}
+
+/**
+ * A failed Lambda task's cause is the function's error as JSON ({ errorType, errorMessage, trace }):
+ * its message is what a person reads. Any other cause is shown as it is.
+ * @param {string | undefined} cause
+ */
+export function causeOf(cause) {
+  try {
+    const error = JSON.parse(cause ?? '');
+    return typeof error?.errorMessage === 'string' ? error.errorMessage : cause;
+  } catch {
+    return cause;
+  }
 }
 
 /** @param {string | undefined} input  a child's input: { shard: <the shard's payload>, segment } */
@@ -169,12 +203,16 @@ function shardOfInput(input) {
 
 /**
  * The rows so far, from the shards' status objects beside the shard list.
- * @param {S3Client} s3 @param {import('./steps.js').PlannedJob} planned @param {string} jobId
+ * @param {S3Client} s3 @param {import('./steps.js').PlannedJob} planned
  */
-async function rowsSoFar(s3, planned, jobId) {
-  const prefix = planned.shardList.key.slice(0, planned.shardList.key.length - `${jobId}/shards.jsonl`.length);
-  const status = await readJobStatus(bucketStore(s3, planned.shardList.bucket), prefix, jobId);
-  return status?.total;
+async function rowsSoFar(s3, planned) {
+  return (await jobStatusOf(s3, planned))?.total;
+}
+
+/** Every shard's status object, beside the shard list Plan wrote. @param {S3Client} s3 @param {import('./steps.js').PlannedJob} planned */
+function jobStatusOf(s3, planned) {
+  const prefix = planned.shardList.key.slice(0, planned.shardList.key.length - `${planned.jobId}/shards.jsonl`.length);
+  return readJobStatus(bucketStore(s3, planned.shardList.bucket), prefix, planned.jobId);
 }
 
 /**

@@ -16,7 +16,8 @@ const clients = new Map();
 
 /** @param {string} region @param {string | undefined} endpoint */
 export function sfnClient(region, endpoint) {
-  const id = `${region} ${endpoint ?? ''}`;
+  // The SDK reads AWS_ENDPOINT_URL_SFN when a client is made: a client made for another is not this one.
+  const id = `${region} ${endpoint ?? process.env.AWS_ENDPOINT_URL_SFN ?? ''}`;
   let client = clients.get(id);
   if (client === undefined) {
     client = new SFNClient({ region, ...(endpoint === undefined ? {} : { endpoint }) });
@@ -58,7 +59,7 @@ export async function startJobExecution({ sfn, stateMachineArn, jobId, input }) 
   // Looked up first: a start answered with a running execution cannot be told from a new one by its
   // answer alone when the two come within the clocks' skew (a duplicated event a second later).
   const earlier = await describe(sfn, executionArn);
-  if (earlier !== undefined) return startedBefore(jobId, executionArn, earlier);
+  if (earlier !== undefined) return startedBefore(jobId, executionArn, earlier, input);
   const asked = Date.now();
   try {
     const { startDate } = await sfn.send(new StartExecutionCommand({ stateMachineArn, name: jobId, input: JSON.stringify(input) }));
@@ -68,16 +69,19 @@ export async function startJobExecution({ sfn, stateMachineArn, jobId, input }) 
   } catch (error) {
     if (/** @type {Error} */ (error)?.name !== 'ExecutionAlreadyExists') throw new AwsCallError(`start the job's execution ${jobId} of ${stateMachineArn}`, error, 'states:StartExecution on it');
   }
-  return startedBefore(jobId, executionArn, (await describe(sfn, executionArn)) ?? {});
+  return startedBefore(jobId, executionArn, (await describe(sfn, executionArn)) ?? {}, input);
 }
 
 /**
  * The answer to a start of a job whose execution exists: how it is or how it ended, and how to run it again.
- * @param {string} jobId @param {string} executionArn @param {{ status?: string, startDate?: Date }} execution
+ * @param {string} jobId @param {string} executionArn @param {{ status?: string, startDate?: Date, input?: string }} execution
+ * @param {Record<string, unknown>} input  this start's
  */
-function startedBefore(jobId, executionArn, { status, startDate }) {
+function startedBefore(jobId, executionArn, { status, startDate, input: earlierInput }, input) {
   const when = startDate === undefined ? '' : `, at ${startDate.toISOString()}`;
-  const how = status === 'RUNNING' ? 'it is running' : `it ended ${status ?? 'UNKNOWN'}`;
+  // Options that change only speed or order (shards, concurrency, maxWcu) are not part of the job id.
+  const other = earlierInput !== undefined && earlierInput !== JSON.stringify(input) ? ' with other options than this start\'s (its own hold)' : '';
+  const how = status === 'RUNNING' ? `it is running${other}` : `it ended ${status ?? 'UNKNOWN'}${other}`;
   const rerun = status === 'FAILED' || status === 'TIMED_OUT' || status === 'ABORTED' ? `; \`ddbload redrive ${executionArn}\` re-runs its failed shards` : '';
   return { jobId, executionArn, started: false, status: status ?? 'UNKNOWN', console: consoleLinkOf(executionArn), note: `job ${jobId} was started before${when}: ${how}${rerun}; to import the object again, pass another runId` };
 }

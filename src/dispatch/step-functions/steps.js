@@ -6,10 +6,11 @@
  */
 import { clientsFor } from '../../clients.js';
 import { resolveConfig } from '../../config/index.js';
-import { JobError } from '../../errors.js';
+import { ConfigError, JobError } from '../../errors.js';
 import { sumSummaries } from '../../observe/counters.js';
 import { exportBooks, jobIdOfJob, planJob, shardPayloads, wantsShards } from '../../plan/job-plan.js';
 import { runSegment } from '../../segment/run-segment.js';
+import { causeOf } from './execution-status.js';
 import { planKey, resultsPrefix, shardListKey, summaryKey } from '../../state/object-keys.js';
 import { bucketStore, outputStoreFor } from '../../state/output-store.js';
 
@@ -37,7 +38,7 @@ import { bucketStore, outputStoreFor } from '../../state/output-store.js';
  * @returns {Promise<PlannedJob>}
  */
 export async function planStep(job, { env, objectsAtOnce }) {
-  const config = resolveConfig(job, env);
+  const config = notDryRun(resolveConfig(job, env));
   const clients = clientsFor(config);
   const store = outputStoreFor(config, clients.s3);
   // A payload that resumes (a checkpoint) or runs one shard is one item as it is, as is an object too
@@ -72,7 +73,7 @@ export async function planStep(job, { env, objectsAtOnce }) {
  */
 export async function segmentStep({ shard, segment }, { logger, env, context }) {
   const checkpoint = segment.done ? undefined : segment.checkpoint;
-  const config = resolveConfig(checkpoint === undefined ? shard : { ...shard, checkpoint }, env);
+  const config = notDryRun(resolveConfig(checkpoint === undefined ? shard : { ...shard, checkpoint }, env));
   const outcome = await runSegment(config, { clients: clientsFor(config), logger, context });
   return outcome.done ? { done: true, result: outcome.summary } : { done: false, checkpoint: outcome.checkpoint };
 }
@@ -116,7 +117,7 @@ export async function summarizeJob({ jobId, job, shards, startedAt, results }, {
   const { Bucket, Key } = results.ResultWriterDetails;
   const children = await readChildResults(resultsStore ?? bucketStore(clients.s3, Bucket), Key);
   const done = children.flatMap((child) => (child.Status === 'SUCCEEDED' && child.Output !== undefined ? [/** @type {ImportSummary} */ (JSON.parse(child.Output))] : []));
-  const failed = children.filter((child) => child.Status !== 'SUCCEEDED').map((child) => ({ shard: shardIndexOf(child), error: child.Error ?? child.Status, cause: child.Cause }));
+  const failed = children.filter((child) => child.Status !== 'SUCCEEDED').map((child) => ({ shard: shardIndexOf(child), error: child.Error ?? child.Status, cause: causeOf(child.Cause) }));
   // The job's time: from the execution's start (shards run in waves) to now.
   const seconds = startedAt === undefined ? Math.max(0, ...done.map((part) => part.seconds ?? 0)) : Math.max(0, (Date.now() - Date.parse(startedAt)) / 1000);
   const total = sumSummaries(done, seconds);
@@ -155,6 +156,16 @@ async function readChildResults(store, manifestKey) {
   const files = Object.values(manifest.ResultFiles).flat();
   const parts = await Promise.all(files.map(async (file) => /** @type {ChildResult[] | undefined} */ (await store.getJson(file.Key)) ?? []));
   return parts.flat();
+}
+
+/**
+ * A dry run is one invocation's (the function runs it instead of starting an execution): a step never
+ * takes one, which would write the rows it was asked only to read.
+ * @template {{ dryRun: boolean }} C @param {C} config @returns {C}
+ */
+function notDryRun(config) {
+  if (config.dryRun) throw new ConfigError('dryRun', true, 'a dry run runs in one invocation of the import function (sls invoke -f import), or with ddbload import --dry-run, not as a job\'s execution');
+  return config;
 }
 
 /** The shard a child ran, from its input. @param {ChildResult} child */
