@@ -258,7 +258,7 @@ function demoTableResource(name) {
  */
 function checked(params, region) {
   const fail = (/** @type {string} */ name, /** @type {string} */ fix) => {
-    throw new Error(`Invalid parameter "${name}": got ${JSON.stringify(params[/** @type {keyof Params} */ (name)])}; ${fix}`);
+    throw deployError(`Invalid parameter "${name}": got ${JSON.stringify(params[/** @type {keyof Params} */ (name)])}; ${fix}`);
   };
   const flag = (/** @type {keyof Params} */ name) => {
     const value = (params[name] ?? '').trim().toLowerCase();
@@ -302,15 +302,54 @@ function checked(params, region) {
   return p;
 }
 
+/**
+ * An error the framework shows as its message alone: it prints a rejection's stack when there is one,
+ * and a bad parameter is the user's to fix, not a place in this file.
+ * @param {string} message
+ */
+function deployError(message) {
+  const error = new Error(message);
+  error.stack = message;
+  return error;
+}
+
+/**
+ * Refuses a --param this stack does not take (a misspelled one would otherwise deploy the demo
+ * silently), with the nearest known name.
+ * @param {unknown} given  the framework's options.param: "name=value", or a list of them
+ * @param {string[]} known
+ */
+function checkParamNames(given, known) {
+  for (const entry of /** @type {unknown[]} */ ([]).concat(given ?? [])) {
+    const name = String(entry).split('=')[0].trim();
+    if (known.includes(name)) continue;
+    const nearest = known.map((candidate) => ({ candidate, distance: editDistance(name.toLowerCase(), candidate.toLowerCase()) })).sort((a, b) => a.distance - b.distance)[0];
+    const hint = nearest !== undefined && nearest.distance <= Math.max(2, Math.floor(name.length / 4)) ? ` Did you mean "${nearest.candidate}"?` : '';
+    throw deployError(`Unknown parameter "${name}" (--param="${name}=...").${hint} The parameters are: ${known.join(', ')} (README, "On AWS").`);
+  }
+}
+
+/** Levenshtein's distance. @param {string} a @param {string} b */
+function editDistance(a, b) {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) row[j] = Math.min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    previous = row;
+  }
+  return previous[b.length];
+}
+
 /** @type {Map<string, ReturnType<typeof stackFor>>} */
 const built = new Map();
 
 /**
  * The stack for this `sls` run, from serverless.yml's custom.params, stage and region.
- * @param {{ resolveVariable: (variable: string) => Promise<any> }} sls
+ * @param {{ resolveVariable: (variable: string) => Promise<any>, options?: { param?: unknown } }} sls
  */
-async function stackOfThisRun({ resolveVariable }) {
+async function stackOfThisRun({ resolveVariable, options }) {
   const params = await resolveVariable('self:custom.params');
+  checkParamNames(options?.param, Object.keys(params));
   const names = { service: await resolveVariable('self:service'), stage: await resolveVariable('self:provider.stage'), region: await resolveVariable('self:provider.region') };
   const key = JSON.stringify([params, names]);
   if (!built.has(key)) built.set(key, stackFor(params, names));
@@ -322,6 +361,7 @@ const partOf = (part) => async (/** @type {any} */ sls) => (await stackOfThisRun
 
 module.exports = {
   stackFor,
+  checkParamNames,
   environment: partOf('environment'),
   statements: partOf('statements'),
   resources: partOf('resources'),

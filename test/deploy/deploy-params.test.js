@@ -6,7 +6,7 @@
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 
-const { stackFor } = createRequire(import.meta.url)('../../deploy/stack.cjs');
+const { stackFor, checkParamNames } = createRequire(import.meta.url)('../../deploy/stack.cjs');
 const names = { service: 'csv-import', stage: 'dev', region: 'us-east-1' };
 const NONE = { table: '', tableRegion: '', allowedTables: '', keyColumn: '', sortKeyColumn: '', columnTypes: '', sourceBucket: '', sourcePrefix: '', sourceTrigger: '', outputInSourceBucket: '', sourceKmsKey: '', bucket: '' };
 /** @param {Partial<typeof NONE>} params */
@@ -45,5 +45,30 @@ describe('the stack for the deployment parameters', () => {
     [{ sourceBucket: 'acme', sourceKmsKey: 'alias/orders' }, 'sourceKmsKey', 'an alias is not enough'],
   ])('refuses %j, naming %s and the fix', (params, name, fix) => {
     expect(() => stack(params)).toThrow(new RegExp(`Invalid parameter "${name}"[\\s\\S]*${fix}`));
+  });
+});
+
+describe('the parameters\' names', () => {
+  const known = Object.keys(NONE);
+
+  it('refuses one the stack does not take, with the nearest name and the list', () => {
+    expect(() => checkParamNames(['tabel=Orders'], known)).toThrow(/^Unknown parameter "tabel" \(--param="tabel=\.\.\."\)\. Did you mean "table"\? The parameters are: table, tableRegion, /);
+    expect(() => checkParamNames('sourcebucket=acme', known)).toThrow(/Did you mean "sourceBucket"\?/);
+    expect(() => checkParamNames(['colour=blue'], known)).toThrow(/^Unknown parameter "colour" \(--param="colour=\.\.\."\)\. The parameters are/);
+  });
+
+  it('takes known ones, and none', () => {
+    expect(() => checkParamNames(['table=Orders', 'keyColumn=orderId'], known)).not.toThrow();
+    expect(() => checkParamNames(undefined, known)).not.toThrow();
+  });
+
+  it('says a bad value without a stack trace: the framework prints a rejection\'s stack when it has one', () => {
+    let error;
+    try {
+      stack({ table: 'a b' });
+    } catch (thrown) {
+      error = /** @type {Error} */ (thrown);
+    }
+    expect(error?.stack).toBe('Invalid parameter "table": got "a b"; use the name of an existing DynamoDB table (3 to 255 of A-Z a-z 0-9 _ . -)');
   });
 });

@@ -90,6 +90,16 @@ function definitionOf(machine) {
 /** @param {any} template @param {string} type */
 const resourcesOfType = (template, type) => Object.entries(template.Resources).filter(([, r]) => /** @type {any} */ (r).Type === type);
 
+describe('sls package with a parameter it does not take', () => {
+  it('fails, naming it, the nearest known one and the list, without a stack trace', async () => {
+    const failure = /** @type {{ code: number, stderr: string, stdout: string }} */ (await run(sls, ['package', '--package', mkdtempSync(path.join(os.tmpdir(), 'sls-package-')), '--param=tabel=Orders'], { env: offline, timeout: 180_000 }).catch((error) => error));
+    expect(failure.code).not.toBe(0);
+    const output = `${failure.stdout}${failure.stderr}`;
+    expect(output).toContain('Unknown parameter "tabel" (--param="tabel=..."). Did you mean "table"?');
+    expect(output).not.toMatch(/\n\s+at .*stack\.cjs/);
+  });
+});
+
 describe('sls package, in each mode', () => {
   /** @type {Record<string, { out: string, template: any }>} */
   const built = {};
