@@ -10,7 +10,7 @@
 import { Readable } from 'node:stream';
 import { pathToFileURL } from 'node:url';
 import { parse } from 'csv-parse';
-import { csvChunks } from '../data-generator/generate.js';
+import { csvChunks } from '../data-generator/people.js';
 import { csvReadingOptions } from '../src/records/csv/csv-options.js';
 import { createRecordParser } from '../src/records/csv/csv-records.js';
 

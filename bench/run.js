@@ -16,7 +16,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { uploadStream, writeCsv } from '../data-generator/generate.js';
+import { uploadStream, writeCsv } from '../data-generator/people.js';
 import { startDynalite } from '../local/dynalite.js';
 import { S3RVER_CREDENTIALS, startS3Emulator } from '../local/s3-emulator.js';
 import { createTable, LOCAL_REGION } from '../local/servers.js';

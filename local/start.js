@@ -9,7 +9,7 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
 import { resolveConfig } from '../src/config/index.js';
-import { uploadStream, writeCsv } from '../data-generator/generate.js';
+import { uploadStream, writeCsv } from '../data-generator/people.js';
 import { jobIdOfObject } from '../src/state/job-status.js';
 import { countItems, startLocalSession, tableKeysOf } from './servers.js';
 

@@ -17,7 +17,7 @@ import { closeSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { disjointSeed, uploadStream, writeCsv } from '../data-generator/generate.js';
+import { disjointSeed, uploadStream, writeCsv } from '../data-generator/people.js';
 import { MAX_SHARDS, resolveConfig } from '../src/config/index.js';
 import { planJob, shardPayloads } from '../src/plan/job-plan.js';
 import { startLocalWorkers } from '../src/dispatch/local-map.js';

@@ -4,7 +4,7 @@
  */
 import { Command, Option } from 'commander';
 import { readFileSync } from 'node:fs';
-import { generate, HELP as GENERATE_HELP, parseGeneratorArgs } from '../../data-generator/generate.js';
+import { addGenerateCommand } from './generate-command.js';
 import { importCommand } from './import-command.js';
 import { OPTION_FLAGS, WRITE_FLAGS } from './import-flags.js';
 import { flagSpelling, groupHeading } from '../config/options.js';
@@ -127,17 +127,7 @@ export function buildProgram(argv) {
       process.exitCode = await redriveCommand(job, flags);
     });
 
-  program
-    .command('generate')
-    .description('write a realistic test CSV of person rows to a file, stdout or S3 (--help for its options)')
-    .helpOption(false)
-    .allowUnknownOption()
-    .allowExcessArguments()
-    .action(async (_flags, command) => {
-      const args = parseGeneratorArgs(command.args);
-      if (args.help) process.stdout.write(`${GENERATE_HELP.replace('node data-generator/generate.js', `${NAME} generate`)}\n`);
-      else await generate(args);
-    });
+  addGenerateCommand(program);
   return program;
 }
 

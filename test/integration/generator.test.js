@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { parse } from 'csv-parse/sync';
 import { afterAll, describe, expect, it } from 'vitest';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
-import { COUNTRIES, csvChunks, disjointSeed, HEADER } from '../../data-generator/generate.js';
+import { COUNTRIES, csvChunks, disjointSeed, HEADER } from '../../data-generator/people.js';
 import { TEST_BUCKET, useLocalServers } from '../support/local.js';
 
 const { env, s3 } = useLocalServers();
@@ -78,9 +78,21 @@ describe('data generator', () => {
     expect(object.ContentLength).toBeGreaterThan(8 << 20);
   });
 
-  it('documents its options and refuses bad ones', async () => {
+  it('documents its options as `ddbload generate`, and refuses bad ones with exit code 2 and the fix', async () => {
     const { stdout } = await generate(['--help']);
-    for (const flag of ['--rows', '--out', '--bucket', '--key', '--seed', '--sorted']) expect(stdout).toContain(flag);
-    await expect(generate(['--rows', 'many'])).rejects.toMatchObject({ stderr: expect.stringMatching(/--rows must be a whole number/) });
+    expect(stdout).toContain('Usage: ddbload generate [options]');
+    for (const flag of ['--rows', '--out', '--bucket', '--key', '--seed', '--sorted', '--force']) expect(stdout).toContain(flag);
+    await expect(generate(['--rows', 'many'])).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/Invalid option "--rows": got "many"; use a whole number/) });
+    await expect(generate(['--rowz', '5'])).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/unknown option '--rowz'\n\(Did you mean --rows\?\)/) });
+  });
+
+  it('writes 100,000 rows by default, and overwrites a file only with --force', async () => {
+    const file = path.join(dir, 'default.csv');
+    await generate(['--out', file, '--seed', '1']);
+    expect(readFileSync(file, 'utf8').split('\n').length - 2).toBe(100_000);
+    await expect(generate(['--rows', '5', '--out', file])).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/the file exists: pass --force to overwrite it/) });
+    expect(readFileSync(file, 'utf8').split('\n').length - 2).toBe(100_000);
+    await generate(['--rows', '5', '--out', file, '--force']);
+    expect(readFileSync(file, 'utf8').split('\n').length - 2).toBe(5);
   });
 });

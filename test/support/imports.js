@@ -1,7 +1,7 @@
 /**
  * Helpers shared by the tests that run whole imports.
  */
-import { csvChunks } from '../../data-generator/generate.js';
+import { csvChunks } from '../../data-generator/people.js';
 
 /** A generated person CSV, header included, as one string. @param {number} rows @param {number} seed */
 export function generatedCsv(rows, seed) {

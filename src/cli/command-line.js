@@ -1,0 +1,31 @@
+/**
+ * The `ddbload` command line as a function of its arguments: parses them (program.js), runs the
+ * command, and turns what went wrong into a message and an exit code (2 for a bad flag or option, 1
+ * for anything else). main.js is the bin's entry; `node data-generator/generate.js` enters here too.
+ */
+import { ImportError } from '../errors.js';
+import { buildProgram, NAME } from './program.js';
+
+/** @param {string[]} argv  the arguments after the command's name */
+export async function runCommandLine(argv) {
+  // A reader that stops reading (`ddbload import --help | head`) is not an error of the command's.
+  process.stdout.on('error', (error) => {
+    if (/** @type {NodeJS.ErrnoException} */ (error).code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw error;
+  });
+  try {
+    await buildProgram(argv).parseAsync(argv, { from: 'user' });
+  } catch (error) {
+    const code = /** @type {{ code?: string, exitCode?: number }} */ (error);
+    // Commander has printed its own message (and help) already.
+    if (typeof code.code === 'string' && code.code.startsWith('commander.')) {
+      process.exitCode = code.exitCode === 0 ? 0 : 2;
+      return;
+    }
+    const message = /** @type {Error} */ (error).name === 'CredentialsProviderError'
+      ? `no AWS credentials were found (${/** @type {Error} */ (error).message}): use --profile NAME (after aws sso login, for SSO), set AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY; on EC2 or in a container, give it a role`
+      : /** @type {Error} */ (error).message;
+    process.stderr.write(`${NAME}: ${message}\n`);
+    process.exitCode = error instanceof ImportError && error.code === 'CONFIG_INVALID' ? 2 : 1;
+  }
+}
