@@ -43,11 +43,12 @@ async function clientsOf(flags) {
  * stack's import function, then watched until it ends unless --json. The function names the job: its
  * id depends on options the stack's environment may set (KEY_COLUMN, COLUMN_TYPES, ...), so that an S3
  * event's start of the same object finds this execution.
- * @param {string} source @param {Record<string, unknown> & AwsFlags} flags
+ * @param {string | undefined} source @param {Record<string, unknown> & AwsFlags} flags
  * @returns {Promise<number>} the exit code
  */
 export async function importOnAwsCommand(source, flags) {
   if (flags.stack === undefined) throw new ConfigError('--stack', undefined, 'name the deployed stack to run the job on (--stack csv-import-dev: <service>-<stage>, as `sls deploy` printed it)');
+  if (source === undefined) throw new ConfigError('source', undefined, 'name the s3://bucket/key to import on AWS');
   const payload = payloadOf(source, flags);
   if (payload.dryRun === true) throw new ConfigError('--dry-run', true, 'a dry run reads the file from this machine: leave --on-aws out (ddbload import s3://... --dry-run)');
   if (payload.file !== undefined) throw new ConfigError('source', source, 'a job on AWS reads from S3: upload the file (aws s3 cp) and name it s3://bucket/key, or leave --on-aws out to import it from this machine');

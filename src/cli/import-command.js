@@ -46,13 +46,17 @@ const KEPT_VARIABLES = new Set(['AWS_REGION', 'DYNAMODB_ENDPOINT', 'S3_ENDPOINT'
  */
 
 /**
- * @param {string} source
+ * @param {string | undefined} source  undefined: the one --resume's checkpoint names
  * @param {Record<string, unknown> & CommandFlags} flags
  * @param {{ resumeCommand: (checkpointFile: string) => string }} how  the command line that resumes
  * @returns {Promise<number>} the exit code
  */
 export async function importCommand(source, flags, how) {
-  const payload = payloadOf(source, flags);
+  const saved = flags.resume === undefined ? undefined : readCheckpointFile(flags.resume);
+  const payload = payloadOf(source ?? savedSource(saved), { ...flags, table: flags.table ?? saved?.table ?? missingTable() });
+  // A resume goes on with the import's own options: those not given again come from its checkpoint.
+  for (const [name, value] of Object.entries(saved?.options ?? {})) if (value !== null && payload[name] === undefined) payload[name] = value;
+  if (flags.region === undefined && saved?.region !== undefined) flags.region = saved.region;
   if (flags.local && flags.resume !== undefined && flags.localDir === undefined) {
     throw new ConfigError('--resume', flags.resume, "--local's table is discarded when its run ends, so the rows written before the stop are gone: import again from the start with --local, or keep the local tables with --local-dir DIR (then a stop can be resumed)");
   }
@@ -61,7 +65,6 @@ export async function importCommand(source, flags, how) {
     if (flags.local) throw new ConfigError('--endpoint-url', flags.endpointUrl, '--local starts a local DynamoDB of its own: use one of --local and --endpoint-url');
     if (!URL.canParse(flags.endpointUrl) || !/^https?:$/.test(new URL(flags.endpointUrl).protocol)) throw new ConfigError('--endpoint-url', flags.endpointUrl, 'use the http:// or https:// URL of a DynamoDB-compatible server, such as http://127.0.0.1:8000');
   }
-  const saved = flags.resume === undefined ? undefined : readCheckpointFile(flags.resume);
   if (saved !== undefined) payload.checkpoint = saved.checkpoint;
   // A file that cannot be read is said before anything starts.
   if (typeof payload.file === 'string') (await openFileSource(payload.file)).body.destroy();
@@ -190,6 +193,17 @@ function linesLogger(quiet) {
     warn: (message, fields) => jsonLogger.warn(message, fields),
     error: (message, fields) => jsonLogger.error(message, fields),
   };
+}
+
+/** The source a resume's checkpoint names, when the command names none. @param {ReturnType<typeof readCheckpointFile> | undefined} saved */
+function savedSource(saved) {
+  if (saved === undefined) throw new ConfigError('source', undefined, 'name the file or s3://bucket/key to import (or --resume a stopped import\'s checkpoint file)');
+  return saved.source;
+}
+
+/** @returns {never} */
+function missingTable() {
+  throw new ConfigError('--table', undefined, 'name the existing DynamoDB table to import into: --table NAME');
 }
 
 /**

@@ -65,11 +65,11 @@ export function buildProgram(argv) {
   const importer = program
     .command('import')
     .description('import an S3 object (s3://bucket/key) or a local file into an existing table')
-    .argument('<source>', 's3://bucket/key, or a path to a local file')
+    .argument('[source]', 's3://bucket/key, or a path to a local file (with --resume: the stopped import\'s, by default)')
     .showHelpAfterError('(add --help for the options and examples)');
   for (const { flag, value, help, group } of OPTION_FLAGS) {
     const option = new Option(flagSpelling({ flag, value }), help).helpGroup(`${groupHeading(group)}:`);
-    importer.addOption(flag === '--table' ? option.makeOptionMandatory() : option);
+    importer.addOption(option);
   }
   importer
     .addOption(new Option('--local', 'run on a local DynamoDB (dynalite), started for this run (a local file only); the table is created'))
@@ -77,7 +77,7 @@ export function buildProgram(argv) {
     .option('--endpoint-url <url>', 'a DynamoDB-compatible server to write to instead of AWS (DynamoDB Local, LocalStack: http://127.0.0.1:8000)')
     .option('--json', 'JSON lines and a JSON summary, as on Lambda, even on a terminal')
     .option('-q, --quiet', 'print nothing but warnings and errors: the exit code says how it went')
-    .option('--resume <file>', 'go on from the checkpoint a stopped import saved')
+    .option('--resume <file>', 'go on from the checkpoint a stopped import saved (its source, table and options are the checkpoint\'s)')
     .option('--region <region>', "the table's and bucket's region (default: the SDK's: AWS_REGION, the profile)")
     .option('--profile <name>', 'the AWS profile to use (default: AWS_PROFILE, else the default chain)')
     .option('--on-aws', 'run the job on the deployed stack (--stack) as a Step Functions execution, and watch it (an S3 source only)')

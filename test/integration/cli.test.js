@@ -175,7 +175,7 @@ describe('the ddbload command', () => {
     const refusals = [
       [['import', 'people.csv', '--table', 'another-table', '--resume', stopped.checkpointFile], process.env, `it is the checkpoint of ${path.join(dir, 'people.csv')} into ${table}`],
       [[...args, '--delimiter', ';', '--resume', stopped.checkpointFile], process.env, 'the import was stopped with --delimiter ","'],
-      [[...args.filter((arg) => arg !== '--types' && arg !== 'n:N'), '--resume', stopped.checkpointFile], process.env, 'the import was stopped with --types {"n":"N"}'],
+      [[...args.filter((arg) => arg !== '--types' && arg !== 'n:N'), '--types', 'n:S', '--resume', stopped.checkpointFile], process.env, 'the import was stopped with --types {"n":"N"}'],
       [[...args, '--mode', 'delete', '--resume', stopped.checkpointFile], process.env, 'the import was stopped with --mode "put"'],
       [[...args, '--empty-cell', 'null', '--resume', stopped.checkpointFile], process.env, 'the import was stopped with --empty-cell "omit"'],
       [[...args, '--resume', stopped.checkpointFile], { ...process.env, DYNAMODB_ENDPOINT: proxy.endpoint }, `not on ${proxy.endpoint} in`],
@@ -261,9 +261,10 @@ describe('the ddbload command', () => {
     expect(stopped.rowsToReplay).toBeGreaterThan(0);
     expect(first.stderr).toMatch(/rows whose writes were given up are saved in .*replay-shard-0001-segment-0001-[0-9a-f]{8}\.json/);
 
-    // The resume goes to the same endpoint (another would be refused), which answers again.
+    // The resume goes to the same endpoint (another would be refused), which answers again. The
+    // checkpoint file alone is enough: its source, table and options (--types n:N) are the stopped import's.
     hanging = false;
-    const second = await runCli([...args, '--resume', stopped.checkpointFile], { cwd: dir, env: { ...process.env, DYNAMODB_ENDPOINT: proxy.endpoint } });
+    const second = await runCli(['import', '--resume', stopped.checkpointFile, '--json'], { cwd: dir, env: { ...process.env, DYNAMODB_ENDPOINT: proxy.endpoint } });
     expect(second.code).toBe(3); // finished, with rejected rows
     const summary = jsonLines(second.stdout).at(-1);
     expect(await differencesFor(Buffer.from(csv), table, rejectsUnder(dir), summary)).toEqual([]);
@@ -379,7 +380,8 @@ describe('the ddbload command', () => {
       [['import', 'x.csv', '--table', 'People', '--max-wcu', '0'], /Invalid option --max-wcu: got "0"; use a whole number from 1 to/],
       [['import', 'x.csv', '--table', 'People', '--delimiter', '§'], /Invalid option --delimiter: got "§"; use one ASCII character/],
       [['import', 'x.csv', '--table', 'x'], /Invalid option --table: got "x"; a DynamoDB table name is 3-255 characters/],
-      [['import', 'x.csv'], /required option '--table <name>' not specified/],
+      [['import', 'x.csv'], /"--table": got undefined; name the existing DynamoDB table to import into: --table NAME/],
+      [['import', '--table', 'People'], /name the file or s3:\/\/bucket\/key to import \(or --resume a stopped import's checkpoint file\)/],
       [['import', 's3://bucket-only', '--table', 'People'], /name an object as s3:\/\/bucket\/key/],
       [['import', 'https://example.com/x.csv', '--table', 'People'], /the source is s3:\/\/bucket\/key or a path to a local file/],
       [['import', `s3://${TEST_BUCKET}/x.csv`, '--table', 'People', '--local'], /--local[\s\S]*import a local file with --local/],
