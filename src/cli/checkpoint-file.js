@@ -14,7 +14,7 @@ import { flagOf } from './import-flags.js';
 import { WRITE_OPTIONS, writeOptionsOf } from '../state/write-options.js';
 
 /** The options that decide what the rows become and where the job's records go: a resume keeps them. */
-const MEANING = /** @type {const} */ ([...WRITE_OPTIONS, 'versionId', 'rejectsPrefix', 'statusPrefix', 'outputDir']);
+const MEANING = /** @type {const} */ ([...WRITE_OPTIONS, 'versionId', 'rejectsPrefix', 'statusPrefix', 'outputDir', 'outputBucket']);
 /** Options added after checkpoint files were first written: a file without one was stopped at its default. */
 const LATER_DEFAULTS = /** @type {Record<string, unknown>} */ ({ format: 'auto', emptyCell: 'omit', setSeparator: '|', mode: 'put', fromRejects: false });
 
@@ -90,6 +90,8 @@ export function checkResumable(saved, file, config, endpoint = undefined) {
   for (const name of MEANING) {
     const savedOptions = /** @type {Record<string, unknown>} */ (saved.options);
     const nowOptions = /** @type {Record<string, unknown>} */ (now.options);
+    // An option a file from before it was saved does not hold, and that has no default to compare with, is not compared.
+    if (!(name in savedOptions) && !(name in LATER_DEFAULTS)) continue;
     const was = savedForm(name, name in savedOptions ? savedOptions[name] : LATER_DEFAULTS[name]);
     if (JSON.stringify(was) !== JSON.stringify(nowOptions[name])) {
       throw new ConfigError('--resume', file, `the import was stopped with ${flagOf(name)} ${JSON.stringify(was)}, and the rows it wrote were read so; resume with the same ${flagOf(name)} (now ${JSON.stringify(nowOptions[name])})`);

@@ -43,6 +43,8 @@ const KEPT_VARIABLES = new Set(['AWS_REGION', 'DYNAMODB_ENDPOINT', 'S3_ENDPOINT'
  * @property {string} [profile]
  * @property {string} [localDir]
  * @property {string} [endpointUrl]
+ * @property {string} [output]
+ * @property {string} [outputDir]
  */
 
 /**
@@ -54,8 +56,15 @@ const KEPT_VARIABLES = new Set(['AWS_REGION', 'DYNAMODB_ENDPOINT', 'S3_ENDPOINT'
 export async function importCommand(source, flags, how) {
   const saved = flags.resume === undefined ? undefined : readCheckpointFile(flags.resume);
   const payload = payloadOf(source ?? savedSource(saved), { ...flags, table: flags.table ?? saved?.table ?? missingTable() });
+  const output = outputOf(flags);
+  for (const [name, value] of Object.entries(output.payload)) payload[name] ??= value;
   // A resume goes on with the import's own options: those not given again come from its checkpoint.
-  for (const [name, value] of Object.entries(saved?.options ?? {})) if (value !== null && payload[name] === undefined) payload[name] = value;
+  let outputBucket = output.bucket;
+  for (const [name, value] of Object.entries(saved?.options ?? {})) {
+    if (value === null) continue;
+    if (name === 'outputBucket') outputBucket ??= /** @type {string} */ (value);
+    else if (payload[name] === undefined) payload[name] = value;
+  }
   if (flags.region === undefined && saved?.region !== undefined) flags.region = saved.region;
   if (flags.local && flags.resume !== undefined && flags.localDir === undefined) {
     throw new ConfigError('--resume', flags.resume, "--local's table is discarded when its run ends, so the rows written before the stop are gone: import again from the start with --local, or keep the local tables with --local-dir DIR (then a stop can be resumed)");
@@ -71,6 +80,7 @@ export async function importCommand(source, flags, how) {
   if (flags.profile !== undefined) process.env.AWS_PROFILE = flags.profile;
   // Only flags set import options here: a TABLE_NAME or CONCURRENCY left in the shell must not.
   for (const name of OPTION_VARIABLES) if (!KEPT_VARIABLES.has(name)) delete process.env[name];
+  if (outputBucket !== undefined) process.env.OUTPUT_BUCKET = outputBucket;
 
   if (flags.endpointUrl !== undefined) process.env.DYNAMODB_ENDPOINT = flags.endpointUrl;
   const local = flags.local ? await startLocal(payload, flags.localDir === undefined ? undefined : path.resolve(flags.localDir)) : undefined;
@@ -193,6 +203,22 @@ function linesLogger(quiet) {
     warn: (message, fields) => jsonLogger.warn(message, fields),
     error: (message, fields) => jsonLogger.error(message, fields),
   };
+}
+
+/**
+ * Where `--output` sends the rejects and the job's status: s3://bucket/prefix/ (the bucket, and rejects/
+ * and _imports/ under the prefix), or a directory.
+ * @param {CommandFlags} flags
+ * @returns {{ payload: Record<string, unknown>, bucket?: string }}
+ */
+function outputOf({ output, outputDir }) {
+  if (output === undefined) return { payload: {} };
+  if (outputDir !== undefined) throw new ConfigError('--output', output, '--output-dir names a directory too: use one of them');
+  if (!output.startsWith('s3://')) return { payload: { outputDir: path.resolve(output) } };
+  const [bucket = '', ...rest] = output.slice('s3://'.length).split('/');
+  const prefix = rest.join('/');
+  if (bucket === '' || (prefix !== '' && !prefix.endsWith('/'))) throw new ConfigError('--output', output, 'name a bucket and a prefix ending with "/", such as s3://my-bucket/ddbload/, or a directory');
+  return { bucket, payload: { rejectsPrefix: `${prefix}rejects/`, statusPrefix: `${prefix}_imports/` } };
 }
 
 /** The source a resume's checkpoint names, when the command names none. @param {ReturnType<typeof readCheckpointFile> | undefined} saved */

@@ -55,9 +55,6 @@ export function payloadOf(source, flags, cwd = process.cwd()) {
     if (value === undefined) continue;
     payload[option] = option === 'outputDir' ? path.resolve(cwd, String(value)) : value;
   }
-  if (payload.file === undefined && payload.outputDir !== undefined) {
-    throw new ConfigError('--output-dir', flags.outputDir, 'only an import of a local file writes to a directory; an S3 import writes its rejects and status to the bucket');
-  }
   return payload;
 }
 

@@ -75,6 +75,7 @@ export function buildProgram(argv) {
     .addOption(new Option('--local', 'run on a local DynamoDB (dynalite), started for this run (a local file only); the table is created'))
     .option('--local-dir <dir>', 'with --local: keep the local tables in this directory between runs (default: in memory, gone when the run ends)')
     .option('--endpoint-url <url>', 'a DynamoDB-compatible server to write to instead of AWS (DynamoDB Local, LocalStack: http://127.0.0.1:8000)')
+    .option('--output <where>', 'where rejects files and the job\'s status go: s3://bucket/prefix/ or a directory (default: beside the file, or the source bucket): a read-only source is enough')
     .option('--json', 'JSON lines and a JSON summary, as on Lambda, even on a terminal')
     .option('-q, --quiet', 'print nothing but warnings and errors: the exit code says how it went')
     .option('--resume <file>', 'go on from the checkpoint a stopped import saved (its source, table and options are the checkpoint\'s)')

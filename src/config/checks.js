@@ -36,7 +36,7 @@ export function checkSource(config, payload) {
     }
     return;
   }
-  if (config.outputDir !== undefined) throw new ConfigError('outputDir', config.outputDir, 'only an import of a local file writes to a directory; an S3 import writes its rejects and status to the output bucket');
+  if (config.outputDir !== undefined && runningInLambda()) throw new ConfigError('outputDir', config.outputDir, 'a Lambda writes its rejects and status to its output bucket (OUTPUT_BUCKET), not to a directory: leave outputDir out');
   if (config.prefix !== undefined) {
     if (config.bucket === undefined) throw new ConfigError('bucket', undefined, 'name the bucket whose prefix to import, e.g. {"bucket":"my-bucket","prefix":"imports/2026-11/"}');
     for (const name of ['key', 'versionId', 'etag']) {

@@ -28,13 +28,14 @@ import { AwsCallError, JobError } from '../errors.js';
  */
 
 /**
- * The store of an import: the directory of a local file (or `outputDir`), else the output bucket.
+ * The store of an import: `outputDir`, else the directory of a local file, else the output bucket.
  * @param {Pick<import('../config/index.js').ImportConfig, 'file' | 'outputDir' | 'outputBucket'>} config
  * @param {import('@aws-sdk/client-s3').S3Client} s3
  * @returns {OutputStore}
  */
 export function outputStoreFor(config, s3) {
-  if (config.file !== undefined) return directoryStore(config.outputDir ?? path.dirname(config.file));
+  if (config.outputDir !== undefined) return directoryStore(config.outputDir);
+  if (config.file !== undefined) return directoryStore(path.dirname(config.file));
   return bucketStore(s3, /** @type {string} */ (config.outputBucket));
 }
 

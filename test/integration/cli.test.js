@@ -107,6 +107,34 @@ describe('the ddbload command', () => {
     expect(await differencesFor(Buffer.from(csv), table, rejects, summary)).toEqual([]);
   });
 
+  it('sends an S3 import\'s rejects and status elsewhere with --output: nothing is written to the source bucket', async () => {
+    const dir = workDir();
+    const { csv } = mixedCsv(1_000);
+    await upload(local.s3, 'cli/read-only/people.csv', csv);
+    const { CreateBucketCommand, ListObjectsV2Command } = await import('@aws-sdk/client-s3');
+    await local.s3.send(new CreateBucketCommand({ Bucket: 'ddbload-output' })).catch(() => undefined);
+    const keysIn = async (/** @type {string} */ bucket, /** @type {string} */ prefix) => ((await local.s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix }))).Contents ?? []).map((object) => object.Key);
+    const table = await createTable(local.dynamodb, tableKeysFor(OPTIONS));
+    const before = await keysIn(TEST_BUCKET, '');
+
+    const toBucket = await runCli(['import', `s3://${TEST_BUCKET}/cli/read-only/people.csv`, '--table', table, '--types', 'n:N', '--output', 's3://ddbload-output/runs/', '--json'], { cwd: dir, env: process.env });
+    expect(toBucket.code, toBucket.stderr).toBe(3); // finished, with rejected rows
+    const summary = jsonLines(toBucket.stdout).at(-1);
+    expect(await keysIn(TEST_BUCKET, '')).toEqual(before);
+    expect(summary.rejectsObjects.length).toBeGreaterThan(0);
+    expect(summary.rejectsObjects.every((/** @type {string} */ key) => key.startsWith('runs/rejects/cli/read-only/people.csv/'))).toBe(true);
+    expect(await keysIn('ddbload-output', `runs/_imports/${summary.jobId}/`)).not.toEqual([]);
+    const status = await runCli(['status', summary.jobId, '--bucket', 'ddbload-output', '--prefix', 'runs/_imports/', '--json'], { cwd: dir, env: process.env });
+    expect(JSON.parse(status.stdout).total).toMatchObject({ state: 'done', rowsRead: summary.rowsRead, rejected: summary.rejected });
+
+    const toDirectory = await runCli(['import', `s3://${TEST_BUCKET}/cli/read-only/people.csv`, '--table', table, '--types', 'n:N', '--output', 'out', '--json'], { cwd: dir, env: process.env });
+    expect(toDirectory.code, toDirectory.stderr).toBe(3);
+    expect(await keysIn(TEST_BUCKET, '')).toEqual(before);
+    expect(rejectsUnder(path.join(dir, 'out')).length).toBe(summary.rejected);
+    const bad = await runCli(['import', `s3://${TEST_BUCKET}/cli/read-only/people.csv`, '--table', table, '--output', 's3://ddbload-output/no-slash'], { cwd: dir, env: process.env });
+    expect({ code: bad.code, stderr: bad.stderr }).toEqual({ code: 2, stderr: expect.stringContaining('name a bucket and a prefix ending with "/"') });
+  });
+
   it('shows a live view on a terminal, then a summary table with the job and its rejects file', async () => {
     const dir = workDir();
     const { csv } = mixedCsv(20_000, { duplicates: true });
