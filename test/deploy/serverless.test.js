@@ -3,7 +3,7 @@
  * running the real handler against the local servers.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import os from 'node:os';
 import path from 'node:path';
@@ -300,6 +300,8 @@ describe('sls package, in each mode', () => {
       printFigure({ figures: 'package size', zippedMB: +(zipped / 1e6).toFixed(2), unzippedMB: +(unzipped / 1e6).toFixed(2), limitsMB: { zipped: 50, unzipped: 250 } });
       expect(zipped).toBeLessThan(50 * 1024 * 1024);
       expect(unzipped).toBeLessThan(250 * 1024 * 1024);
+      // The command line's local servers are in the npm package, not in the function's.
+      for (const name of ['dynalite', 's3rver', 'classic-level', 'koa']) expect(existsSync(path.join(unpacked, 'node_modules', name))).toBe(false);
 
       const table = await createTable(dynamodb);
       await upload(s3, 'package/people.csv', 'id,name,score\np1,Ann,1.5\np2,"Bob, Jr.",2\nbad-row\n');
