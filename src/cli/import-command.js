@@ -157,7 +157,7 @@ async function runWithView(payload, config, flags, how) {
 
   const checkpoint = 'stopped' in result ? result.checkpoint : undefined;
   if (checkpoint !== undefined && flags.local && flags.localDir === undefined) {
-    process.stderr.write(`Stopped at line ${checkpoint.line.toLocaleString('en-US')}. --local's table is discarded with this run, so there is nothing to resume: import again from the start.\n`);
+    process.stderr.write(`Stopped at line ${checkpoint.line.toLocaleString('en-US')}. --local's table goes with this run, and the rows written with it: import again from the start, or add --local-dir DIR to keep the local table, so that a stopped import can be resumed.\n`);
     return 130;
   }
   if (checkpoint !== undefined) {

@@ -1,7 +1,9 @@
 /**
  * The live view of an import on a terminal: four lines redrawn in place a few times a second (the share
  * of the source read, rows, rates, window, throttling, rejects, elapsed and ETA), fed by the same
- * throughput lines the JSON log carries. Warnings and errors print above it. cli-progress draws it.
+ * throughput lines the JSON log carries. Messages (warnings, errors, what Ctrl-C does) print above it at
+ * once, wrapped to the terminal's width (the view turns the terminal's own wrapping off while it draws),
+ * and after it once it has stopped. cli-progress draws it.
  */
 import cliProgress from 'cli-progress';
 
@@ -30,6 +32,17 @@ export function createLiveView({ stream, label, dryRun = false, now = () => perf
   /** @type {Line | undefined} */
   let last;
   let note = '';
+  let stopped = false;
+
+  /** A message above the view, now (cli-progress would hold it until its next frame, or lose it at its stop). @param {string} text */
+  function above(text) {
+    if (stopped) {
+      stream.write(`${text}\n`);
+      return;
+    }
+    bars.log(`${wrapText(text, Math.max(20, (stream.columns || 80) - 1))}\n`);
+    bars.update();
+  }
 
   /** @param {Line} line */
   function show(line) {
@@ -56,7 +69,7 @@ export function createLiveView({ stream, label, dryRun = false, now = () => perf
   /** @param {string} level @param {string} message @param {Record<string, unknown>} fields */
   function print(level, message, fields) {
     const detail = ['error', 'reason', 'line', 'byte', 'rows'].filter((name) => fields[name] !== undefined).map((name) => `${name} ${fields[name]}`).join(', ');
-    bars.log(`${level}: ${message}${detail === '' ? '' : ` (${detail})`}\n`);
+    above(`${level}: ${message}${detail === '' ? '' : ` (${detail})`}`);
   }
 
   /** @type {import('../types.js').Logger} */
@@ -71,14 +84,18 @@ export function createLiveView({ stream, label, dryRun = false, now = () => perf
   return {
     logger,
     /** A line above the view. @param {string} text */
-    say: (text) => bars.log(`${text}\n`),
+    say: above,
     /** A note beside the clock, such as "stopping". @param {string} text */
     setNote(text) {
       note = text === '' ? '' : `  ${text}`;
       if (last !== undefined) show({ ...last, throttledItems: 0 });
     },
     /** Stops redrawing; the last frame stays on the screen. */
-    stop: () => bars.stop(),
+    stop() {
+      if (stopped) return;
+      stopped = true;
+      bars.stop();
+    },
   };
 }
 
@@ -108,4 +125,32 @@ export function duration(seconds) {
   const minutes = Math.floor((s % 3600) / 60);
   const rest = String(s % 60).padStart(2, '0');
   return hours > 0 ? `${hours}:${String(minutes).padStart(2, '0')}:${rest}` : `${minutes}:${rest}`;
+}
+
+/**
+ * The text cut into lines of at most `width` characters, at spaces where it can be.
+ * @param {string} text @param {number} width
+ */
+export function wrapText(text, width) {
+  const lines = [];
+  for (const paragraph of text.split('\n')) {
+    let line = '';
+    for (const word of paragraph.split(' ')) {
+      let rest = word;
+      while (rest.length > width) {
+        if (line !== '') lines.push(line);
+        lines.push(rest.slice(0, width));
+        rest = rest.slice(width);
+        line = '';
+      }
+      if (line === '') line = rest;
+      else if (line.length + 1 + rest.length <= width) line += ` ${rest}`;
+      else {
+        lines.push(line);
+        line = rest;
+      }
+    }
+    lines.push(line);
+  }
+  return lines.join('\n');
 }
