@@ -2,7 +2,7 @@
  * The deployment: `sls package` offline, the template's shape and IAM scope, and `sls invoke local`
  * running the real handler against the local servers.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import os from 'node:os';
@@ -347,6 +347,34 @@ describe('sls package, in each mode', () => {
 });
 
 describe('sls invoke local -f import', () => {
+  it('runs as documented against `npm run servers`: the demo stack\'s bucket and table, their variables in a file', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'servers-'));
+    const envFile = path.join(dir, 'local.env');
+    const { DYNAMODB_ENDPOINT: _, S3_ENDPOINT: __, ...withoutServers } = process.env;
+    const servers = spawn(process.execPath, ['local/serve.js', '--write-env', envFile], { env: withoutServers, stdio: ['ignore', 'ignore', 'pipe'] });
+    let said = '';
+    servers.stderr.on('data', (chunk) => (said += chunk));
+    const exited = new Promise((resolve) => servers.once('exit', (code) => resolve(code)));
+    try {
+      for (let waited = 0; !existsSync(envFile); waited += 100) {
+        if (waited > 60_000) throw new Error(`npm run servers wrote no ${envFile}: ${said}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      // `set -a; . .cache/local.env; set +a`, as the servers say.
+      const served = Object.fromEntries(readFileSync(envFile, 'utf8').trim().split('\n').map((line) => /** @type {[string, string]} */ (line.split(/=(.*)/s, 2))));
+      const shell = { ...withoutServers, ...served, SLS_TELEMETRY_DISABLED: '1', SLS_NOTIFICATIONS_MODE: 'off' };
+      expect(said).toContain('with the table csv-import-dev-items');
+      await run(process.execPath, ['data-generator/generate.js', '--rows', '1000', '--seed', '2', '--quiet', '--bucket', 'csv-import-dev-us-east-1-source', '--key', 'imports/people.csv'], { env: shell, timeout: 60_000 });
+      const { stdout } = await run(sls, ['invoke', 'local', '-f', 'import', '--data', '{"bucket":"csv-import-dev-us-east-1-source","key":"imports/people.csv","columnTypes":"balance:N,active:BOOL"}'], { env: shell, timeout: 120_000 });
+      expect(JSON.parse(stdout.slice(stdout.lastIndexOf('\n{')))).toMatchObject({ table: 'csv-import-dev-items', rowsRead: 1000, written: 1000, rejected: 0, balanced: true });
+    } finally {
+      servers.kill('SIGINT');
+      await exited;
+      rmSync(dir, { recursive: true, force: true });
+    }
+    expect(existsSync(envFile)).toBe(false);
+  });
+
   it('runs the handler against the local servers', async () => {
     const table = 'csv-import-dev-items';
     // The table serverless.yml gives the function. Under `sls invoke local` the job runs in the process
