@@ -93,8 +93,8 @@ export function buildProgram(argv) {
     .description("a job's state, per shard and in total")
     .argument('<job>', 'a job id, s3://bucket/key, or the path of a local file imported')
     .option('--bucket <name>', 'the bucket the job status is in (AWS)')
-    .option('--stage <stage>', "the demo stack's bucket: csv-import-<stage>-<region>-source")
-    .option('--region <region>', 'with --stage or --on-aws (default: the SDK\'s: AWS_REGION, the profile)')
+    .option('--stage <stage>', 'a job on the stack csv-import-<stage>: the same as --on-aws --stack csv-import-<stage>')
+    .option('--region <region>', 'with --on-aws, --stage or --bucket (default: the SDK\'s: AWS_REGION, the profile)')
     .option('--profile <name>', 'the AWS profile to use (default: AWS_PROFILE, else the default chain)')
     .option('--on-aws', "the job's Step Functions execution on the deployed stack (--stack): its shards, rows and errors")
     .option('--stack <name>', 'with --on-aws: the deployed stack, <service>-<stage> (csv-import-dev)')
@@ -110,6 +110,8 @@ export function buildProgram(argv) {
     .option('--json', 'the status as JSON')
     .addHelpText('after', STATUS_EXAMPLES)
     .action(async (job, flags) => {
+      // A stack's job is its execution: its status objects are in the stack's output bucket, which Plan names.
+      if (flags.stage !== undefined) Object.assign(flags, { onAws: true, stack: flags.stack ?? `csv-import-${flags.stage}` });
       const onAws = flags.onAws || (job.startsWith('arn:') && job.includes(':execution:'));
       process.exitCode = onAws ? await awsStatusCommand(job, flags) : await statusCommand(job, flags);
     });

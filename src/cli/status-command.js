@@ -1,6 +1,6 @@
 /**
  * `status <job | s3://bucket/key | file>`: a job's state, per shard and in total, from the status objects its
- * shards write: in a bucket on AWS (--bucket or --stage), in the directory of a local file's import (--dir,
+ * shards write: in a bucket (--bucket), in the directory of a local file's import (--dir,
  * or the file itself), or on the local servers of a running `npm start` or `npm run burst`.
  */
 import { HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
@@ -20,7 +20,7 @@ import { readLocalSession } from '../../local/session.js';
 /**
  * @typedef {object} StatusFlags
  * @property {string} [bucket]
- * @property {string} [stage]
+ * @property {string} [profile]
  * @property {string} [region]
  * @property {string} [dir]
  * @property {string} [table]
@@ -35,6 +35,7 @@ import { readLocalSession } from '../../local/session.js';
  * @returns {Promise<number>} the exit code: 2 when the job failed or was lost
  */
 export async function statusCommand(job, flags) {
+  if (flags.profile !== undefined) process.env.AWS_PROFILE = flags.profile;
   const target = await resolveTarget(job, flags);
   const redraw = createRedraw(process.stdout);
   for (;;) {
@@ -80,14 +81,14 @@ async function resolveTarget(job, options) {
   const region = options.region ?? process.env.AWS_REGION ?? 'us-east-1';
   /** @type {S3Client} */
   let s3;
-  let bucket = options.bucket ?? (options.stage === undefined ? undefined : `csv-import-${options.stage}-${region}-source`);
+  let bucket = options.bucket;
   if (bucket !== undefined || job.startsWith('s3://')) {
     const endpoint = process.env.S3_ENDPOINT;
     s3 = new S3Client({ region, ...(endpoint ? { endpoint, forcePathStyle: true } : {}) });
   } else {
     const session = readLocalSession();
     if (session === undefined) {
-      throw new Error('no local servers are running (status of a local job lives only while its npm start or npm run burst runs); for AWS, add --bucket NAME or --stage STAGE');
+      throw new Error('no local servers are running (status of a local job lives only while its npm start, npm run servers or npm run burst runs); for a job on AWS, add --on-aws --stack STACK (or the bucket its status is in: --bucket NAME)');
     }
     s3 = new S3Client({ region: session.region, endpoint: session.s3Endpoint, forcePathStyle: true, credentials: session.credentials });
     bucket = session.bucket;

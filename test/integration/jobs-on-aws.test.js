@@ -93,6 +93,9 @@ describe('a job on AWS from the command line', () => {
       summary: { state: 'done', shards: 3, rowsRead: 6_000, written: 6_000, balanced: true },
     });
     expect(await countItems(dynamodb, table)).toBe(6_000);
+    // --stage S is the stack csv-import-S.
+    const byStage = await ddbload(['status', started.jobId, '--stage', 'test', '--region', 'us-east-1', '--json'], sfn);
+    expect(byStage.json()).toMatchObject({ jobId: started.jobId, status: 'SUCCEEDED' });
     // The function named and planned the job with the stack's COLUMN_TYPES, which the command line did not pass.
     expect((await scanAll(dynamodb, table))[0].balance).toEqual({ N: expect.any(String) });
     // Started again once it ended: it says so, and how to run it again.
