@@ -12,7 +12,7 @@ const path = require('node:path');
 const LOCAL_ONLY_ROOTS = ['dynalite', 's3rver'];
 
 /**
- * @param {{ packages: Record<string, { dependencies?: Record<string, string>, optionalDependencies?: Record<string, string>, dev?: boolean }> }} lock
+ * @param {{ packages: Record<string, { dependencies?: Record<string, string>, optionalDependencies?: Record<string, string>, peerDependencies?: Record<string, string>, dev?: boolean }> }} lock
  * @returns {string[]} the lock's paths (node_modules/a, node_modules/a/node_modules/b) only the local servers reach
  */
 function localOnlyPackages(lock) {
@@ -34,7 +34,7 @@ function localOnlyPackages(lock) {
       if (seen.has(at)) continue;
       seen.add(at);
       const entry = packages[at] ?? {};
-      for (const name of Object.keys({ ...entry.dependencies, ...entry.optionalDependencies })) {
+      for (const name of Object.keys({ ...entry.dependencies, ...entry.optionalDependencies, ...entry.peerDependencies })) {
         const found = resolve(at, name);
         if (found !== undefined) todo.push(found);
       }

@@ -321,7 +321,8 @@ function deployError(message) {
  */
 function checkParamNames(given, known) {
   for (const entry of /** @type {unknown[]} */ ([]).concat(given ?? [])) {
-    const name = String(entry).split('=')[0].trim();
+    // As the framework reads it: "table =Orders" is a parameter named "table ", which no ${param:table} takes.
+    const name = String(entry).split('=')[0];
     if (known.includes(name)) continue;
     const nearest = known.map((candidate) => ({ candidate, distance: editDistance(name.toLowerCase(), candidate.toLowerCase()) })).sort((a, b) => a.distance - b.distance)[0];
     const hint = nearest !== undefined && nearest.distance <= Math.max(2, Math.floor(name.length / 4)) ? ` Did you mean "${nearest.candidate}"?` : '';

@@ -49,6 +49,10 @@ async function clientsOf(flags) {
 export async function importOnAwsCommand(source, flags) {
   if (flags.stack === undefined) throw new ConfigError('--stack', undefined, 'name the deployed stack to run the job on (--stack csv-import-dev: <service>-<stage>, as `sls deploy` printed it)');
   if (source === undefined) throw new ConfigError('source', undefined, 'name the s3://bucket/key to import on AWS');
+  // The stack decides these: where its rejects and status go, its table's endpoint; a job on AWS is redriven, not resumed.
+  for (const [flag, value] of /** @type {const} */ ([['--output', flags.output], ['--output-dir', flags.outputDir], ['--resume', flags.resume], ['--local', flags.local], ['--endpoint-url', flags.endpointUrl]])) {
+    if (value !== undefined) throw new ConfigError(flag, value, 'runs here, not on the stack: leave it out with --on-aws (a failed job on AWS goes on with `ddbload redrive`)');
+  }
   const payload = payloadOf(source, flags);
   if (payload.dryRun === true) throw new ConfigError('--dry-run', true, 'a dry run reads the file from this machine: leave --on-aws out (ddbload import s3://... --dry-run)');
   if (payload.file !== undefined) throw new ConfigError('source', source, 'a job on AWS reads from S3: upload the file (aws s3 cp) and name it s3://bucket/key, or leave --on-aws out to import it from this machine');

@@ -42,13 +42,13 @@ const digestOf = (value) => createHash('sha256').update(JSON.stringify(value)).d
 /**
  * @param {import('../state/checkpoint.js').Checkpoint} checkpoint
  * @param {Readonly<import('../config/index.js').ImportConfig>} config
- * @param {string} [directory]
- * @param {string} [endpoint]  where the table is, when its URL is not it (--local-dir's)
+ * @param {{ directory?: string, endpoint?: string, command?: string[] }} [how]  endpoint: where the table is, when
+ *   its URL is not it (--local-dir's); command: the stopped command's arguments, which `import --resume FILE` runs again
  * @returns {string} the file
  */
-export function writeCheckpointFile(checkpoint, config, directory = process.cwd(), endpoint = undefined) {
+export function writeCheckpointFile(checkpoint, config, { directory = process.cwd(), endpoint, command } = {}) {
   const file = path.resolve(directory, `${checkpoint.jobId}.${newRunName()}.checkpoint.json`);
-  const body = { ...identityOf(config, endpoint), checkpoint };
+  const body = { ...identityOf(config, endpoint), ...(command === undefined ? {} : { command }), checkpoint };
   writeFileSync(file, `${JSON.stringify({ ...body, savedAt: new Date().toISOString(), digest: digestOf(body) }, null, 1)}\n`);
   return file;
 }
@@ -56,7 +56,7 @@ export function writeCheckpointFile(checkpoint, config, directory = process.cwd(
 /**
  * The saved checkpoint, checked whole (not edited since it was written).
  * @param {string} file
- * @returns {ReturnType<typeof identityOf> & { checkpoint: import('../state/checkpoint.js').Checkpoint }}
+ * @returns {ReturnType<typeof identityOf> & { checkpoint: import('../state/checkpoint.js').Checkpoint, command?: string[] }}
  */
 export function readCheckpointFile(file) {
   let saved;
@@ -90,9 +90,9 @@ export function checkResumable(saved, file, config, endpoint = undefined) {
   for (const name of MEANING) {
     const savedOptions = /** @type {Record<string, unknown>} */ (saved.options);
     const nowOptions = /** @type {Record<string, unknown>} */ (now.options);
-    // An option a file from before it was saved does not hold, and that has no default to compare with, is not compared.
-    if (!(name in savedOptions) && !(name in LATER_DEFAULTS)) continue;
-    const was = savedForm(name, name in savedOptions ? savedOptions[name] : LATER_DEFAULTS[name]);
+    // A file from before the output bucket was kept wrote to the source's bucket (a local file: none).
+    const earlier = name === 'outputBucket' ? (saved.source.startsWith('s3://') ? saved.source.slice(5).split('/')[0] : null) : LATER_DEFAULTS[name];
+    const was = savedForm(name, name in savedOptions ? savedOptions[name] : earlier);
     if (JSON.stringify(was) !== JSON.stringify(nowOptions[name])) {
       throw new ConfigError('--resume', file, `the import was stopped with ${flagOf(name)} ${JSON.stringify(was)}, and the rows it wrote were read so; resume with the same ${flagOf(name)} (now ${JSON.stringify(nowOptions[name])})`);
     }

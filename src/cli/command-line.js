@@ -8,10 +8,11 @@ import { buildProgram, NAME } from './program.js';
 
 /** @param {string[]} argv  the arguments after the command's name */
 export async function runCommandLine(argv) {
-  // A reader that stops reading (`ddbload import --help | head`) is not an error of the command's.
+  // A reader that stops reading (`ddbload import --help | head`, `... --json | head`) is not a reason to
+  // stop: an import goes on to its end (its rows, its checkpoint and its exit code), its output unread.
   process.stdout.on('error', (error) => {
-    if (/** @type {NodeJS.ErrnoException} */ (error).code === 'EPIPE') process.exit(process.exitCode ?? 0);
-    throw error;
+    const code = /** @type {NodeJS.ErrnoException} */ (error).code;
+    if (code !== 'EPIPE' && code !== 'ERR_STREAM_DESTROYED') throw error;
   });
   try {
     await buildProgram(argv).parseAsync(argv, { from: 'user' });

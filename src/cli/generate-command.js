@@ -3,6 +3,7 @@
  * writes it). The same command as `node data-generator/generate.js`, parsed here with the rest.
  */
 import { existsSync, statSync } from 'node:fs';
+import path from 'node:path';
 import { generate } from '../../data-generator/people.js';
 import { ConfigError } from '../errors.js';
 
@@ -55,9 +56,11 @@ export function generatorArgs(flags) {
   if (!Number.isInteger(seed)) throw new ConfigError('--seed', flags.seed, 'use a whole number, such as 7');
   if (flags.bucket !== undefined && flags.out !== undefined) throw new ConfigError('--out', flags.out, 'write to a file (--out) or to S3 (--bucket), not both');
   const out = flags.bucket === undefined ? (flags.out ?? 'people.csv') : undefined;
-  // A regular file is not replaced unasked (/dev/null and the like are written to as they are).
-  if (out !== undefined && out !== '-' && !flags.force && existsSync(out) && statSync(out).isFile()) {
-    throw new ConfigError('--out', out, 'the file exists: pass --force to overwrite it, or name another with --out');
+  if (out !== undefined && out !== '-') {
+    if (existsSync(out) && statSync(out).isDirectory()) throw new ConfigError('--out', out, 'is a directory: name a file in it, such as --out ' + path.join(out, 'people.csv'));
+    if (!existsSync(path.dirname(path.resolve(out)))) throw new ConfigError('--out', out, `its directory ${path.dirname(path.resolve(out))} does not exist: create it, or name a file elsewhere`);
+    // A regular file is not replaced unasked (/dev/null and the like are written to as they are).
+    if (!flags.force && existsSync(out) && statSync(out).isFile()) throw new ConfigError('--out', out, 'the file exists: pass --force to overwrite it, or name another with --out');
   }
   return { rows, seed, out, bucket: flags.bucket, key: flags.key, sorted: flags.sorted === true, quiet: flags.quiet === true };
 }

@@ -45,18 +45,22 @@ const KEPT_VARIABLES = new Set(['AWS_REGION', 'DYNAMODB_ENDPOINT', 'S3_ENDPOINT'
  * @property {string} [endpointUrl]
  * @property {string} [output]
  * @property {string} [outputDir]
+ * @property {boolean} [dryRun]
  */
 
 /**
  * @param {string | undefined} source  undefined: the one --resume's checkpoint names
  * @param {Record<string, unknown> & CommandFlags} flags
- * @param {{ resumeCommand: (checkpointFile: string) => string }} how  the command line that resumes
+ * @param {{ resumeCommand: (checkpointFile: string) => string, command?: string[] }} how  the command line that
+ *   resumes, and this command's arguments (without --resume), which a checkpoint file keeps
  * @returns {Promise<number>} the exit code
  */
 export async function importCommand(source, flags, how) {
   const saved = flags.resume === undefined ? undefined : readCheckpointFile(flags.resume);
-  const payload = payloadOf(source ?? savedSource(saved), { ...flags, table: flags.table ?? saved?.table ?? missingTable() });
-  const output = outputOf(flags);
+  if (saved !== undefined && flags.dryRun === true) throw new ConfigError('--dry-run', true, 'a dry run reads the whole file and resumes nothing: leave --resume out (the checkpoint file is kept for the import to go on)');
+  const named = source ?? savedSource(saved);
+  const payload = payloadOf(named, { ...flags, table: flags.table ?? saved?.table ?? missingTable() });
+  const output = outputOf(flags, named);
   for (const [name, value] of Object.entries(output.payload)) payload[name] ??= value;
   // A resume goes on with the import's own options: those not given again come from its checkpoint.
   let outputBucket = output.bucket;
@@ -80,6 +84,8 @@ export async function importCommand(source, flags, how) {
   if (flags.profile !== undefined) process.env.AWS_PROFILE = flags.profile;
   // Only flags set import options here: a TABLE_NAME or CONCURRENCY left in the shell must not.
   for (const name of OPTION_VARIABLES) if (!KEPT_VARIABLES.has(name)) delete process.env[name];
+  // A sharded job's workers log as the JSON logger does: with --quiet, their warnings and errors only.
+  if (flags.quiet) process.env.POWERTOOLS_LOG_LEVEL = 'WARN';
   if (outputBucket !== undefined) process.env.OUTPUT_BUCKET = outputBucket;
 
   if (flags.endpointUrl !== undefined) process.env.DYNAMODB_ENDPOINT = flags.endpointUrl;
@@ -112,7 +118,7 @@ export async function importCommand(source, flags, how) {
  * @param {Record<string, unknown>} payload
  * @param {import('../config/index.js').ImportConfig} config
  * @param {CommandFlags} flags
- * @param {{ resumeCommand: (checkpointFile: string) => string }} how
+ * @param {{ resumeCommand: (checkpointFile: string) => string, command?: string[] }} how
  */
 async function runWithView(payload, config, flags, how) {
   const where = sourceWhere(config);
@@ -125,6 +131,7 @@ async function runWithView(payload, config, flags, how) {
   const onSignal = () => {
     if (sharded) {
       // The workers are in this terminal's process group: the same Ctrl-C stops them where they are.
+      stop.abort();
       say('The shards\' workers stop now. Run the same command again: shards that finished are skipped, the others run again from their start (rows written are written again, which changes nothing).');
       return;
     }
@@ -149,6 +156,11 @@ async function runWithView(payload, config, flags, how) {
   let result;
   try {
     result = await runJob(payload, config, undefined, { log: view?.logger ?? linesLogger(flags.quiet === true), stop: stop.signal, abandon: abandon.signal });
+  } catch (error) {
+    // Shards stopped by Ctrl-C end as failed ones do: the job was stopped, not failed.
+    if (!(sharded && stop.signal.aborted)) throw error;
+    process.stderr.write(`Stopped: ${/** @type {Error} */ (error).message}\n`);
+    return EXIT.STOPPED;
   } finally {
     process.off('SIGINT', onSignal);
     view?.stop();
@@ -161,7 +173,7 @@ async function runWithView(payload, config, flags, how) {
     return 130;
   }
   if (checkpoint !== undefined) {
-    const file = writeCheckpointFile(checkpoint, config, process.cwd(), localIdentity(flags));
+    const file = writeCheckpointFile(checkpoint, config, { endpoint: localIdentity(flags), command: how.command });
     const replay = checkpoint.replay;
     const lines = [
       `Stopped at line ${checkpoint.line.toLocaleString('en-US')} (byte ${checkpoint.byte.toLocaleString('en-US')}): ${checkpoint.totals.rowsRead.toLocaleString('en-US')} rows read, ${checkpoint.totals.written.toLocaleString('en-US')} written, ${checkpoint.totals.rejected.toLocaleString('en-US')} rejected.`,
@@ -184,7 +196,8 @@ async function runWithView(payload, config, flags, how) {
   }
   const summary = /** @type {import('./summary-text.js').SummaryFigures} */ (/** @type {unknown} */ (result));
   if (live) process.stdout.write(`${summaryText(summary, { source: where, table: config.table, locate: store.where })}\n`);
-  else if (!flags.quiet) process.stdout.write(`${JSON.stringify(result)}\n`);
+  // Where the rejects files and the status are: the summary names the rejects by their keys there.
+  else if (!flags.quiet) process.stdout.write(`${JSON.stringify({ ...result, output: store.where('') })}\n`);
   if (summary.balanced === false) return EXIT.FAILED;
   return summary.rejected > 0 ? EXIT.FINISHED_WITH_REJECTS : EXIT.OK;
 }
@@ -208,13 +221,14 @@ function linesLogger(quiet) {
 /**
  * Where `--output` sends the rejects and the job's status: s3://bucket/prefix/ (the bucket, and rejects/
  * and _imports/ under the prefix), or a directory.
- * @param {CommandFlags} flags
+ * @param {CommandFlags} flags @param {string} source  as the command names it
  * @returns {{ payload: Record<string, unknown>, bucket?: string }}
  */
-function outputOf({ output, outputDir }) {
+function outputOf({ output, outputDir }, source) {
   if (output === undefined) return { payload: {} };
   if (outputDir !== undefined) throw new ConfigError('--output', output, '--output-dir names a directory too: use one of them');
   if (!output.startsWith('s3://')) return { payload: { outputDir: path.resolve(output) } };
+  if (!source.startsWith('s3://')) throw new ConfigError('--output', output, 'a local file\'s rejects and status go to a directory: --output DIR (or beside the file, by default)');
   const [bucket = '', ...rest] = output.slice('s3://'.length).split('/');
   const prefix = rest.join('/');
   if (bucket === '' || (prefix !== '' && !prefix.endsWith('/'))) throw new ConfigError('--output', output, 'name a bucket and a prefix ending with "/", such as s3://my-bucket/ddbload/, or a directory');

@@ -108,10 +108,16 @@ export function withFlagNames(error) {
  */
 export function inFlagWords(message) {
   let text = message;
+  for (const { option, flag } of OPTION_FLAGS) text = text.replace(new RegExp(`the "${option}" option( \\([A-Z_]+\\))?`, 'g'), flag);
+  // Other quoted text is the user's (a column, a table, a value): it is never rewritten.
+  return text.split(/("(?:[^"\\]|\\.)*")/).map((part, i) => (i % 2 === 1 ? part : advice(part))).join('');
+}
+
+/** @param {string} message */
+function advice(message) {
+  let text = message;
   for (const { option, flag } of OPTION_FLAGS) {
-    text = text
-      .replace(new RegExp(`the "${option}" option( \\([A-Z_]+\\))?`, 'g'), flag)
-      .replace(new RegExp(`\\bset ${option} to\\b`, 'g'), `pass ${flag}`);
+    text = text.replace(new RegExp(`\\bset ${option} to\\b`, 'g'), `pass ${flag}`);
     if (!/[A-Z]/.test(option)) continue;
     text = text
       .replace(new RegExp(`\\b${option}: true\\b`, 'g'), flag)

@@ -19,7 +19,7 @@ import cliProgress from 'cli-progress';
 export function createLiveView({ stream, label, dryRun = false, now = () => performance.now() }) {
   const startedAt = now();
   const bars = new cliProgress.MultiBar(
-    { stream, fps: 5, hideCursor: true, clearOnComplete: false, stopOnComplete: false, linewrap: false, barsize: 30, autopadding: true, format: '{label} {bar} {share}  {clock}' },
+    { stream, fps: 5, hideCursor: true, clearOnComplete: false, stopOnComplete: false, linewrap: false, forceRedraw: true, barsize: 30, autopadding: true, format: '{label} {bar} {share}  {clock}' },
     cliProgress.Presets.shades_classic,
   );
   const progress = bars.create(1, 0, { label, share: 'starting...', clock: '' });
@@ -40,7 +40,8 @@ export function createLiveView({ stream, label, dryRun = false, now = () => perf
       stream.write(`${text}\n`);
       return;
     }
-    bars.log(`${wrapText(text, Math.max(20, (stream.columns || 80) - 1))}\n`);
+    // Each line cleared before it is written: the frame it replaces may be longer.
+    bars.log(`${wrapText(text, Math.max(20, (stream.columns || 80) - 1)).split('\n').join('\n\x1b[2K')}\n`);
     bars.update();
   }
 

@@ -8,6 +8,7 @@ import { addGenerateCommand } from './generate-command.js';
 import { importCommand } from './import-command.js';
 import { OPTION_FLAGS, WRITE_FLAGS } from './import-flags.js';
 import { flagSpelling, groupHeading } from '../config/options.js';
+import { readCheckpointFile } from './checkpoint-file.js';
 import { statusCommand } from './status-command.js';
 import { awsStatusCommand, importOnAwsCommand, redriveCommand } from './aws-commands.js';
 
@@ -85,7 +86,12 @@ export function buildProgram(argv) {
     .option('--stack <name>', 'with --on-aws: the deployed stack, <service>-<stage> as `sls deploy` printed it (csv-import-dev)')
     .addHelpText('after', IMPORT_EXAMPLES)
     .action(async (source, flags) => {
-      process.exitCode = flags.onAws ? await importOnAwsCommand(source, flags) : await importCommand(source, flags, { resumeCommand: (file) => resumeCommand(argv, file) });
+      const again = source === undefined && flags.resume !== undefined && !flags.onAws ? stoppedCommand(argv, flags.resume) : undefined;
+      if (again !== undefined) return void (await buildProgram(again).parseAsync(again, { from: 'user' }));
+      const command = withoutResume(argv);
+      process.exitCode = flags.onAws
+        ? await importOnAwsCommand(source, flags)
+        : await importCommand(source, flags, { resumeCommand: (file) => resumeCommand(argv, file), command: [...command.kept, ...command.rest] });
     });
 
   const status = program
@@ -99,7 +105,8 @@ export function buildProgram(argv) {
     .option('--on-aws', "the job's Step Functions execution on the deployed stack (--stack): its shards, rows and errors")
     .option('--stack <name>', 'with --on-aws: the deployed stack, <service>-<stage> (csv-import-dev)')
     .option('--table <name>', 'the table, when the job is named by its file or object (a job is one file into one table)')
-    .option('--dir <dir>', "the directory a local file's import wrote its status to (its --output-dir)");
+    .option('--dir <dir>', "the directory a local file's import wrote its status to (its --output-dir)")
+    .option('--output <where>', 'the --output the import was given: s3://bucket/prefix/ or a directory');
   // A job named by its source is the import with these write flags (defaults unless given), as the import named it.
   for (const { flag, value, help } of OPTION_FLAGS) {
     if (WRITE_FLAGS.includes(flag)) status.option(flagSpelling({ flag, value }), help);
@@ -110,6 +117,8 @@ export function buildProgram(argv) {
     .option('--json', 'the status as JSON')
     .addHelpText('after', STATUS_EXAMPLES)
     .action(async (job, flags) => {
+      // --output as the import took it: a bucket and the prefix above _imports/, or a directory.
+      if (typeof flags.output === 'string') Object.assign(flags, statusPlaceOf(flags.output));
       // A stack's job is its execution: its status objects are in the stack's output bucket, which Plan names.
       if (flags.stage !== undefined) Object.assign(flags, { onAws: true, stack: flags.stack ?? `csv-import-${flags.stage}` });
       const onAws = flags.onAws || (job.startsWith('arn:') && job.includes(':execution:'));
@@ -135,10 +144,30 @@ export function buildProgram(argv) {
 }
 
 /**
+ * Where `status` looks for an import given `--output`: its bucket and status prefix, or its directory.
+ * @param {string} output
+ */
+function statusPlaceOf(output) {
+  if (!output.startsWith('s3://')) return { dir: output };
+  const [bucket, ...rest] = output.slice('s3://'.length).split('/');
+  return { bucket, prefix: `${rest.join('/')}_imports/` };
+}
+
+/**
  * The command line that resumes this one from a checkpoint file: the same arguments, with --resume.
  * @param {string[]} argv @param {string} file
  */
 export function resumeCommand(argv, file) {
+  const { kept, rest } = withoutResume(argv);
+  // After a "--" every word is an argument: --resume goes before it.
+  return [`npx ${NAME}`, ...[...kept, '--resume', file, ...rest].map(shellQuote)].join(' ');
+}
+
+/**
+ * The arguments without --resume and its file; `rest` is what follows a "--".
+ * @param {string[]} argv
+ */
+function withoutResume(argv) {
   const kept = [];
   const end = argv.indexOf('--');
   const options = end === -1 ? argv : argv.slice(0, end);
@@ -146,9 +175,21 @@ export function resumeCommand(argv, file) {
     if (options[i] === '--resume') i++;
     else if (!options[i].startsWith('--resume=')) kept.push(options[i]);
   }
-  // After a "--" every word is an argument: --resume goes before it.
-  const rest = end === -1 ? [] : argv.slice(end);
-  return [`npx ${NAME}`, ...[...kept, '--resume', file, ...rest].map(shellQuote)].join(' ');
+  return { kept, rest: end === -1 ? [] : argv.slice(end) };
+}
+
+/**
+ * `import --resume FILE` without a source is the stopped command again, with --resume and the flags given
+ * now (later ones win): its profile, endpoints, caps and checks, not only what a row becomes. Undefined
+ * for a checkpoint file from before it kept its command.
+ * @param {string[]} argv  this command's
+ * @param {string} file
+ */
+export function stoppedCommand(argv, file) {
+  const saved = readCheckpointFile(file).command;
+  if (!Array.isArray(saved)) return undefined;
+  const { kept, rest } = withoutResume(argv);
+  return [...saved, ...kept.slice(1), '--resume', file, ...rest];
 }
 
 /** @param {string} word */

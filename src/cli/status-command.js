@@ -74,10 +74,7 @@ async function resolveTarget(job, options) {
     const store = directoryStore(options.dir ?? path.dirname(file));
     return { store, jobId: await jobOfSource(store, job, source.etag, options) };
   }
-  if (options.dir !== undefined) {
-    if (job.startsWith('s3://')) throw new Error('--dir is for the status of a local file\'s import; for s3://bucket/key, leave --dir out');
-    return { store: directoryStore(path.resolve(options.dir)), jobId: job };
-  }
+  if (options.dir !== undefined && !job.startsWith('s3://')) return { store: directoryStore(path.resolve(options.dir)), jobId: job };
   const region = options.region ?? process.env.AWS_REGION ?? 'us-east-1';
   /** @type {S3Client} */
   let s3;
@@ -99,7 +96,8 @@ async function resolveTarget(job, options) {
     const head = await s3.send(new HeadObjectCommand({ Bucket: objectBucket, Key: key })).catch((error) => {
       throw new Error(`cannot read ${job} (${error.name}); check the bucket and key`);
     });
-    const store = bucketStore(s3, objectBucket);
+    // The import's --output, when it had one: a directory, or another bucket.
+    const store = options.dir !== undefined ? directoryStore(path.resolve(options.dir)) : bucketStore(s3, options.bucket ?? objectBucket);
     return { store, jobId: await jobOfSource(store, job, etagOf(head), options) };
   }
   if (!/^[0-9a-f-]{36}$/.test(job)) throw new Error(`"${job}" is not a job id (a UUID such as 3f2a9c1e-...) nor s3://bucket/key`);

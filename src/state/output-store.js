@@ -79,7 +79,8 @@ export function bucketStore(s3, bucket) {
  * @returns {OutputStore}
  */
 export function directoryStore(directory) {
-  const where = (/** @type {string} */ key) => path.join(directory, ...key.split('/'));
+  // A key's "." and ".." segments (an S3 key may hold them) are names here, not steps out of the directory.
+  const where = (/** @type {string} */ key) => path.join(directory, ...key.split('/').map((part) => (part === '.' || part === '..' ? part.replaceAll('.', '%2E') : part)));
   return {
     where,
     async getText(key) {

@@ -57,6 +57,10 @@ describe('the parameters\' names', () => {
     expect(() => checkParamNames(['colour=blue'], known)).toThrow(/^Unknown parameter "colour" \(--param="colour=\.\.\."\)\. The parameters are/);
   });
 
+  it('reads a name as the framework does, untrimmed: "table " is not "table"', () => {
+    expect(() => checkParamNames(['table =Orders'], known)).toThrow(/^Unknown parameter "table " .*Did you mean "table"\?/);
+  });
+
   it('takes known ones, and none', () => {
     expect(() => checkParamNames(['table=Orders', 'keyColumn=orderId'], known)).not.toThrow();
     expect(() => checkParamNames(undefined, known)).not.toThrow();

@@ -78,7 +78,7 @@ describe('the ddbload command', () => {
     const lambdaSummary = JSON.parse(JSON.stringify(await runJob(payload, resolveConfig(payload, process.env), undefined, { log: { info() {}, warn() {}, error() {} } })));
     const books = (/** @type {Record<string, unknown>} */ s) => ({ rowsRead: s.rowsRead, written: s.written, rejected: s.rejected, duplicatesCollapsed: s.duplicatesCollapsed, rejectedByReason: s.rejectedByReason, balanced: s.balanced, rejectSample: s.rejectSample });
     expect(books(summary)).toEqual(books(lambdaSummary));
-    expect(Object.keys(summary).filter((name) => name !== 'file').sort()).toEqual(Object.keys(lambdaSummary).filter((name) => name !== 'bucket' && name !== 'key').sort());
+    expect(Object.keys(summary).filter((name) => name !== 'file' && name !== 'output').sort()).toEqual(Object.keys(lambdaSummary).filter((name) => name !== 'bucket' && name !== 'key').sort());
     const throughput = lines.filter((line) => line.message === 'throughput');
     expect(throughput.length).toBeGreaterThan(0);
     for (const line of throughput) {
@@ -124,8 +124,12 @@ describe('the ddbload command', () => {
     expect(summary.rejectsObjects.length).toBeGreaterThan(0);
     expect(summary.rejectsObjects.every((/** @type {string} */ key) => key.startsWith('runs/rejects/cli/read-only/people.csv/'))).toBe(true);
     expect(await keysIn('ddbload-output', `runs/_imports/${summary.jobId}/`)).not.toEqual([]);
+    expect(summary.output).toBe('s3://ddbload-output/');
     const status = await runCli(['status', summary.jobId, '--bucket', 'ddbload-output', '--prefix', 'runs/_imports/', '--json'], { cwd: dir, env: process.env });
     expect(JSON.parse(status.stdout).total).toMatchObject({ state: 'done', rowsRead: summary.rowsRead, rejected: summary.rejected });
+    // By the object's name, with the --output the import was given.
+    const byName = await runCli(['status', `s3://${TEST_BUCKET}/cli/read-only/people.csv`, '--table', table, '--types', 'n:N', '--output', 's3://ddbload-output/runs/', '--json'], { cwd: dir, env: process.env });
+    expect(JSON.parse(byName.stdout).total).toEqual(JSON.parse(status.stdout).total);
 
     const toDirectory = await runCli(['import', `s3://${TEST_BUCKET}/cli/read-only/people.csv`, '--table', table, '--types', 'n:N', '--output', 'out', '--json'], { cwd: dir, env: process.env });
     expect(toDirectory.code, toDirectory.stderr).toBe(3);
@@ -209,6 +213,7 @@ describe('the ddbload command', () => {
       [[...args, '--resume', stopped.checkpointFile], { ...process.env, DYNAMODB_ENDPOINT: proxy.endpoint }, `not on ${proxy.endpoint} in`],
       [[...args, '--resume', edited], process.env, 'the file was changed since the stopped import wrote it'],
       [[...args, '--local', '--resume', stopped.checkpointFile], process.env, "--local's table is discarded"],
+      [[...args, '--dry-run', '--resume', stopped.checkpointFile], process.env, 'a dry run reads the whole file and resumes nothing'],
     ];
     for (const [refusedArgs, env, message] of /** @type {Array<[string[], Record<string, string | undefined>, string]>} */ (refusals)) {
       const refused = await runCli(refusedArgs, { cwd: dir, env });
@@ -364,6 +369,19 @@ describe('the ddbload command', () => {
     expect(resumeCommand(['import', 'x.csv', '--table', 'T'], '/tmp/c.json')).toBe('npx ddbload import x.csv --table T --resume /tmp/c.json');
   });
 
+  it('goes on to its end when its output\'s reader goes away (`... --json | head -1`): every row, and its exit code', async () => {
+    const dir = workDir();
+    const { csv } = mixedCsv(4_000);
+    writeFileSync(path.join(dir, 'people.csv'), csv);
+    const table = await createTable(local.dynamodb, tableKeysFor(OPTIONS));
+    const child = spawn(process.execPath, [MAIN, 'import', 'people.csv', '--table', table, '--types', 'n:N', '--json', '--log-interval-ms', '100', '--max-wcu', '4000'], { cwd: dir, env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.once('data', () => child.stdout.destroy());
+    const code = await new Promise((resolve) => child.once('exit', (exitCode) => resolve(exitCode)));
+    expect(code).toBe(3); // finished, with rejected rows
+    const expected = expectedImport(Buffer.from(csv), OPTIONS);
+    expect((await scanTable(local.env, table)).length).toBe(expected.items.size);
+  });
+
   it('exits 0 when every row was written, 3 when some were rejected; --quiet prints nothing; --version', async () => {
     const dir = workDir();
     writeFileSync(path.join(dir, 'good.csv'), 'id,n\na,1\nb,2\n');
@@ -410,10 +428,10 @@ describe('the ddbload command', () => {
       [['import', 'x.csv', '--table', 'x'], /Invalid option --table: got "x"; a DynamoDB table name is 3-255 characters/],
       [['import', 'x.csv'], /"--table": got undefined; name the existing DynamoDB table to import into: --table NAME/],
       [['import', '--table', 'People'], /name the file or s3:\/\/bucket\/key to import \(or --resume a stopped import's checkpoint file\)/],
+      [['import', 'x.csv', '--table', 'People', '--output', 's3://b/p/'], /a local file's rejects and status go to a directory: --output DIR/],
       [['import', 's3://bucket-only', '--table', 'People'], /name an object as s3:\/\/bucket\/key/],
       [['import', 'https://example.com/x.csv', '--table', 'People'], /the source is s3:\/\/bucket\/key or a path to a local file/],
       [['import', `s3://${TEST_BUCKET}/x.csv`, '--table', 'People', '--local'], /--local[\s\S]*import a local file with --local/],
-      [['import', `s3://${TEST_BUCKET}/x.csv`, '--table', 'People', '--output-dir', 'out'], /--output-dir[\s\S]*only an import of a local file writes to a directory/],
       [['import', 'x.csv', '--table', 'People', '--resume', 'nothing-here.json'], /--resume[\s\S]*cannot read it as a checkpoint/],
       [['frobnicate'], /unknown command 'frobnicate'/],
     ];

@@ -83,6 +83,8 @@ describe('data generator', () => {
     expect(stdout).toContain('Usage: ddbload generate [options]');
     for (const flag of ['--rows', '--out', '--bucket', '--key', '--seed', '--sorted', '--force']) expect(stdout).toContain(flag);
     await expect(generate(['--rows', 'many'])).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/Invalid option "--rows": got "many"; use a whole number/) });
+    await expect(generate(['--out', dir])).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/is a directory: name a file in it/) });
+    await expect(generate(['--out', path.join(dir, 'no-such-dir', 'x.csv')])).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/does not exist: create it/) });
     await expect(generate(['--rowz', '5'])).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/unknown option '--rowz'\n\(Did you mean --rows\?\)/) });
   });
 

@@ -78,14 +78,14 @@ describe('a resume', () => {
     writeFileSync(file, 'line,reason,message,id,name\n');
     const stopped = resolveConfig({ file, table: 'people', fromRejects: true }, {});
     const checkpoint = /** @type {import('../../src/state/checkpoint.js').Checkpoint} */ ({ jobId: 'j', etag: 'e', byte: 10, line: 1, header: ['id', 'name'], segments: 1, seconds: 1, reopens: 0, totals: /** @type {any} */ ({}), rejectsObjects: [], rejectSample: [] });
-    const saved = writeCheckpointFile(checkpoint, stopped, dir);
+    const saved = writeCheckpointFile(checkpoint, stopped, { directory: dir });
     const now = resolveConfig({ file, table: 'people' }, {});
     expect(() => checkResumable(readCheckpointFile(saved), saved, now)).toThrow(/the import was stopped with --from-rejects true/);
     expect(() => checkResumable(readCheckpointFile(saved), saved, stopped)).not.toThrow();
 
     // Column types in another order are the same job; --local-dir's table is its directory, whatever port it listens on.
     const typed = (/** @type {unknown} */ columnTypes, /** @type {string} */ endpoint) => resolveConfig({ file, table: 'people', fromRejects: true, columnTypes }, { DYNAMODB_ENDPOINT: endpoint });
-    const local = writeCheckpointFile(checkpoint, typed('a:N,b:BOOL', 'http://127.0.0.1:41999'), dir, `local:${dir}/.ddb`);
+    const local = writeCheckpointFile(checkpoint, typed('a:N,b:BOOL', 'http://127.0.0.1:41999'), { directory: dir, endpoint: `local:${dir}/.ddb` });
     expect(() => checkResumable(readCheckpointFile(local), local, typed('b:BOOL,a:N', 'http://127.0.0.1:37509'), `local:${dir}/.ddb`)).not.toThrow();
     expect(() => checkResumable(readCheckpointFile(local), local, typed('b:BOOL,a:N', 'http://127.0.0.1:37509'), undefined)).toThrow(/not on http:\/\/127\.0\.0\.1:37509/);
   });

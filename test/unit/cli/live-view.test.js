@@ -24,7 +24,8 @@ describe('the live view', () => {
     view.logger.warn('the table People holds items and has no point-in-time recovery: an import cannot be undone', {});
     const text = written.join('');
     // At most 39 characters a line: one short of the width, where a terminal would wrap by itself.
-    expect(text).toContain('warning: the table People holds items\nand has no point-in-time recovery: an\nimport cannot be undone\n');
+    // Each line after the first is cleared first (\x1b[2K): the frame it replaces may be longer.
+    expect(text).toContain('warning: the table People holds items\n\x1b[2Kand has no point-in-time recovery: an\n\x1b[2Kimport cannot be undone\n');
   });
 
   it('prints what is said after it stopped (a second Ctrl-C\'s message), plainly', () => {
