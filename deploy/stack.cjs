@@ -326,7 +326,7 @@ function checkParamNames(given, known) {
     if (known.includes(name)) continue;
     const nearest = known.map((candidate) => ({ candidate, distance: editDistance(name.toLowerCase(), candidate.toLowerCase()) })).sort((a, b) => a.distance - b.distance)[0];
     const hint = nearest !== undefined && nearest.distance <= Math.max(2, Math.floor(name.length / 4)) ? ` Did you mean "${nearest.candidate}"?` : '';
-    throw deployError(`Unknown parameter "${name}" (--param="${name}=...").${hint} The parameters are: ${known.join(', ')} (README, "On AWS").`);
+    throw deployError(`Unknown parameter "${name}" (--param="${name}=...").${hint} The parameters are: ${known.join(', ')} (docs/on-aws.md, "Parameters and what they grant").`);
   }
 }
 

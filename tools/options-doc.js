@@ -8,7 +8,7 @@ import { flagSpelling, groupHeading, OPTION_GROUPS, OPTION_SPECS } from '../src/
 export const OPTIONS_DOC = fileURLToPath(new URL('../docs/options.md', import.meta.url));
 
 /** @param {string} text */
-const cell = (text) => text.replaceAll('|', '\\|').replaceAll('](#', '](../README.md#');
+const cell = (text) => text.replaceAll('|', '\\|');
 /** @param {unknown} value */
 const code = (value) => `\`${typeof value === 'string' ? value : JSON.stringify(value)}\``;
 

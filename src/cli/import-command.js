@@ -289,7 +289,7 @@ async function startLocal(payload, directory) {
     /** @param {import('../config/index.js').ImportConfig} config */
     async reportTable(config) {
       const items = await countItems(servers.dynamodb, config.table);
-      process.stderr.write(`the local table ${config.table} holds ${items.toLocaleString('en-US')} items (${directory === undefined ? 'discarded when this run ends' : `kept in ${directory}`})\n`);
+      process.stderr.write(`the local table ${config.table} holds ${items.toLocaleString('en-US')} item${items === 1 ? '' : 's'} (${directory === undefined ? 'discarded when this run ends' : `kept in ${directory}`})\n`);
     },
     stop: () => servers.stop(),
   };

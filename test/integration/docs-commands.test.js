@@ -77,7 +77,7 @@ const NOT_RUN = {
   'npm run fuzz -- --lanes keys,spread --runs 500': { reason: 'minutes of generated cases; npm test runs a bounded share of each lane' },
   'npm run fuzz -- --replay /tmp/oracle-fuzz/last-failure.json': { reason: 'replays a saved failure, and there is none; npm test replays test/oracle/found/' },
   'npm run status -- <job id> --watch': { reason: 'reads the local servers of an `npm start` running in another terminal, which live only while it runs', flags: true },
-  'npx ddbload status <job id> --stage dev': { reason: 'reads the demo stack\'s bucket (csv-import-dev-<region>-source), where no job of the page ran', flags: true },
+  'npx ddbload status <job id> --stage dev': { reason: 'the stack csv-import-dev\'s execution of a job of the page, which ran locally: jobs-on-aws.test.js reads one with --stage', flags: true },
   'npx ddbload import s3://backups/orders/AWSDynamoDB/01700000000000-1a2b3c4d/manifest-summary.json --table Orders-restored --key orderId --sort-key createdAt': {
     reason: 'needs a DynamoDB export in S3 (manifest-summary.json, manifest-files.json, data files); test/integration/collections.test.js imports one',
     flags: true,
@@ -87,6 +87,8 @@ const NOT_RUN = {
     flags: true,
   },
   'npm run burst -- --invocations 16 --stage dev': { reason: 'invokes the deployed function; the local bursts above run the same code', flags: true },
+  'npm run servers': { reason: 'runs until Ctrl-C; test/deploy/serverless.test.js starts it, loads its variables and runs the sls invoke local below against it' },
+  'set -a; . .cache/local.env; set +a': { reason: 'loads npm run servers\' variables into a shell; test/deploy/serverless.test.js loads the file as it does' },
   'aws s3 rm s3://csv-import-dev-us-east-1-source --recursive': { reason: 'empties a deployed bucket; nothing offline stands for it' },
   'npx sls remove --stage dev': { reason: 'deletes a deployed stack; nothing offline stands for it', flags: true },
 };
