@@ -138,15 +138,18 @@ export function formatJobStatus(status, locate) {
   const source = of?.file ?? (name === undefined ? undefined : `s3://${of?.bucket}/${name}`);
   const objects = plan?.objects === undefined ? '' : `  ${plan.objects} object${plan.objects === 1 ? '' : 's'}`;
   const head = `job ${status.jobId}  ${source === undefined ? '' : `${source}  `}${status.total.state}${objects}  ${status.shards.length} shard${status.shards.length === 1 ? '' : 's'}${plan?.note ? `  (${plan.note})` : ''}`;
-  const rows = [['shard', 'state', 'rows read', 'written', 'rejected', 'rows/s', 'runner', 'rejects files / error']];
+  // A delete job's rows are deleted, not written: its table says so.
+  const deletes = (status.total.deleted ?? 0) > 0;
+  const done = deletes ? 'deleted' : 'written';
+  const rows = [['shard', 'state', 'rows read', done, 'rejected', 'rows/s', 'runner', 'rejects files / error']];
   for (const shard of status.shards) {
     const runner = shard.runner === undefined ? '' : 'pid' in shard.runner ? `pid ${shard.runner.pid}` : shard.runner.logStream;
     // In a job over many objects, each shard's line names its object.
     const object = plan?.shards[shard.shard]?.key;
     const detail = shard.error ?? [...(object === undefined ? [] : [object]), ...(shard.rejectsObjects ?? []).map(locate)].join(' ');
-    rows.push([String(shard.shard + 1), shard.state, n(shard.rowsRead), n(shard.written), n(shard.rejected), n(shard.rowsPerSecond), runner, detail]);
+    rows.push([String(shard.shard + 1), shard.state, n(shard.rowsRead), n(deletes ? shard.deleted : shard.written), n(shard.rejected), n(shard.rowsPerSecond), runner, detail]);
   }
   const t = status.total;
-  rows.push(['total', t.state, n(t.rowsRead), n(t.written), n(t.rejected), n(t.rowsPerSecond), '', `${t.seconds} s, books ${t.balanced ? 'balanced' : 'open'}`]);
+  rows.push(['total', t.state, n(t.rowsRead), n(deletes ? t.deleted : t.written), n(t.rejected), n(t.rowsPerSecond), '', `${t.seconds} s, books ${t.balanced ? 'balanced' : 'open'}`]);
   return [head, ...textTable(rows, (c) => c >= 2 && c <= 5)].join('\n');
 }

@@ -1,0 +1,19 @@
+import { describe, expect, it } from 'vitest';
+import { formatJobStatus } from '../../../src/cli/status-command.js';
+
+/** A job status of one done shard. @param {{ written: number, deleted: number }} counts */
+function statusOf({ written, deleted }) {
+  const shard = { jobId: 'j', shard: 0, shards: 1, state: /** @type {const} */ ('done'), updatedAt: '', rowsRead: 5, written, deleted, rejected: 1, rowsPerSecond: 5, file: '/tmp/people.csv' };
+  return /** @type {import('../../../src/state/job-status.js').JobStatus} */ (/** @type {unknown} */ ({ jobId: 'j', plan: undefined, shards: [shard], total: { ...shard, seconds: 1, balanced: true, rejectsObjects: [] } }));
+}
+
+describe('formatJobStatus', () => {
+  it('counts a put job\'s rows written, and a delete job\'s rows deleted', () => {
+    const put = formatJobStatus(statusOf({ written: 4, deleted: 0 }), (key) => key);
+    expect(put).toMatch(/rows read +written +rejected/);
+    expect(put).toMatch(/total +done +5 +4 +1/);
+    const removed = formatJobStatus(statusOf({ written: 0, deleted: 4 }), (key) => key);
+    expect(removed).toMatch(/rows read +deleted +rejected/);
+    expect(removed).toMatch(/total +done +5 +4 +1/);
+  });
+});
