@@ -113,14 +113,22 @@ describe('the ddbload command', () => {
     await upload(local.s3, 'cli/read-only/people.csv', csv);
     const { CreateBucketCommand, ListObjectsV2Command } = await import('@aws-sdk/client-s3');
     await local.s3.send(new CreateBucketCommand({ Bucket: 'ddbload-output' })).catch(() => undefined);
-    const keysIn = async (/** @type {string} */ bucket, /** @type {string} */ prefix) => ((await local.s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix }))).Contents ?? []).map((object) => object.Key);
+    const keysIn = async (/** @type {string} */ bucket, /** @type {string} */ prefix) => ((await local.s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix }))).Contents ?? []).map((object) => String(object.Key));
     const table = await createTable(local.dynamodb, tableKeysFor(OPTIONS));
-    const before = await keysIn(TEST_BUCKET, '');
+    // What the import would write to the source bucket without --output: its rejects, its job's status,
+    // and the record of the job last started of the object. (Other test files write to the bucket
+    // meanwhile: its whole listing is not this test's to compare.)
+    const { HeadObjectCommand } = await import('@aws-sdk/client-s3');
+    const { latestJobKey } = await import('../../src/state/object-keys.js');
+    const etag = String((await local.s3.send(new HeadObjectCommand({ Bucket: TEST_BUCKET, Key: 'cli/read-only/people.csv' }))).ETag).replaceAll('"', '');
+    const latest = latestJobKey('_imports/', `${TEST_BUCKET}/cli/read-only/people.csv`, etag, table);
+    const writtenToSource = async (/** @type {string} */ jobId) => [...(await keysIn(TEST_BUCKET, 'rejects/cli/read-only/')), ...(await keysIn(TEST_BUCKET, `_imports/${jobId}/`)), ...(await keysIn(TEST_BUCKET, latest))];
 
     const toBucket = await runCli(['import', `s3://${TEST_BUCKET}/cli/read-only/people.csv`, '--table', table, '--types', 'n:N', '--output', 's3://ddbload-output/runs/', '--json'], { cwd: dir, env: process.env });
     expect(toBucket.code, toBucket.stderr).toBe(3); // finished, with rejected rows
     const summary = jsonLines(toBucket.stdout).at(-1);
-    expect(await keysIn(TEST_BUCKET, '')).toEqual(before);
+    expect(await writtenToSource(summary.jobId)).toEqual([]);
+    expect(await keysIn('ddbload-output', 'runs/_imports/latest/')).not.toEqual([]);
     expect(summary.rejectsObjects.length).toBeGreaterThan(0);
     expect(summary.rejectsObjects.every((/** @type {string} */ key) => key.startsWith('runs/rejects/cli/read-only/people.csv/'))).toBe(true);
     expect(await keysIn('ddbload-output', `runs/_imports/${summary.jobId}/`)).not.toEqual([]);
@@ -133,8 +141,15 @@ describe('the ddbload command', () => {
 
     const toDirectory = await runCli(['import', `s3://${TEST_BUCKET}/cli/read-only/people.csv`, '--table', table, '--types', 'n:N', '--output', 'out', '--json'], { cwd: dir, env: process.env });
     expect(toDirectory.code, toDirectory.stderr).toBe(3);
-    expect(await keysIn(TEST_BUCKET, '')).toEqual(before);
+    expect(await writtenToSource(summary.jobId)).toEqual([]);
     expect(rejectsUnder(path.join(dir, 'out')).length).toBe(summary.rejected);
+    // The check above can fail: without --output the same import writes each of those to the source bucket.
+    const beside = await runCli(['import', `s3://${TEST_BUCKET}/cli/read-only/people.csv`, '--table', table, '--types', 'n:N', '--json'], { cwd: dir, env: process.env });
+    expect(beside.code, beside.stderr).toBe(3);
+    const written = await writtenToSource(summary.jobId);
+    expect(written.filter((key) => key.startsWith('rejects/')).length).toBeGreaterThan(0);
+    expect(written).toContain(latest);
+    expect(written.some((key) => key.startsWith(`_imports/${summary.jobId}/`))).toBe(true);
     const bad = await runCli(['import', `s3://${TEST_BUCKET}/cli/read-only/people.csv`, '--table', table, '--output', 's3://ddbload-output/no-slash'], { cwd: dir, env: process.env });
     expect({ code: bad.code, stderr: bad.stderr }).toEqual({ code: 2, stderr: expect.stringContaining('name a bucket and a prefix ending with "/"') });
   });

@@ -47,9 +47,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTable as createLocalTable } from '../../local/servers.js';
 import { resolveConfig } from '../../src/config/index.js';
 import { handler } from '../../src/handler.js';
-import { planStep, segmentStep, summarizeStep } from '../../src/dispatch/step-functions/steps.js';
-import { logger } from '../../src/observe/logger.js';
 import { startLambdaInvokeEndpoint } from '../support/lambda-invoke-endpoint.js';
+import { projectSteps } from '../support/local-state-machine.js';
 import { startSfnEndpoint } from '../support/sfn-endpoint.js';
 import { useLocalServers } from '../support/local.js';
 
@@ -400,24 +399,13 @@ let stacks = 0;
  */
 async function startStackOffline(stack) {
   const failing = new Set([1]);
-  const env = process.env;
   // The stack's output bucket, its own for each page: a job of the same object on another page is new.
   const bucket = `docs-stack-output-${++stacks}`;
   await s3.send(new CreateBucketCommand({ Bucket: bucket }));
-  const sfn = await startSfnEndpoint({
-    s3,
-    bucket,
-    stack,
-    steps: {
-      plan: (/** @type {any} */ event) => planStep(event.job, { env }),
-      async segment(/** @type {any} */ event) {
-        const shard = event.shard.shard?.index ?? 0;
-        if (failing.delete(shard)) throw Object.assign(new Error(`shard ${shard + 1}'s invocation timed out (the docs test)`), { name: 'Sandbox.Timedout' });
-        return segmentStep(event, { logger, env, context: undefined });
-      },
-      summarize: (/** @type {any} */ event) => summarizeStep(event, { logger, env }),
-    },
+  const steps = projectSteps((shard) => {
+    if (failing.delete(shard)) throw Object.assign(new Error(`shard ${shard + 1}'s invocation timed out (the docs test)`), { name: 'Sandbox.Timedout' });
   });
+  const sfn = await startSfnEndpoint({ s3, bucket, stack, steps });
   // The function starts the execution from this process: it reaches the offline Step Functions API too.
   process.env.AWS_ENDPOINT_URL_SFN = sfn.endpoint;
   const lambda = await startLambdaInvokeEndpoint({ name: `${stack}-import`, handler, environment: { STATE_MACHINE_NAME: `${stack}-job`, OUTPUT_BUCKET: bucket } });

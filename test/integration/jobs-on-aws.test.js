@@ -9,9 +9,8 @@
 import { describe, expect, it } from 'vitest';
 import { countItems } from '../../local/servers.js';
 import { handler } from '../../src/handler.js';
-import { planStep, segmentStep, summarizeStep } from '../../src/dispatch/step-functions/steps.js';
-import { logger } from '../../src/observe/logger.js';
 import { startLambdaInvokeEndpoint } from '../support/lambda-invoke-endpoint.js';
+import { projectSteps } from '../support/local-state-machine.js';
 import { startSfnEndpoint } from '../support/sfn-endpoint.js';
 import { runCli } from '../support/run-cli.js';
 import { createTable, readObject, scanAll, TEST_BUCKET, upload, useCleanups, useLocalServers } from '../support/local.js';
@@ -32,21 +31,10 @@ function peopleCsv(rows) {
  * @param {{ failing?: Set<number> }} [faults]  shards whose next segment fails (once each)
  */
 async function stackOffline(faults = {}) {
-  const env = process.env;
-  const endpoint = await startSfnEndpoint({
-    s3,
-    bucket: TEST_BUCKET,
-    stack: STACK,
-    steps: {
-      plan: (/** @type {any} */ event) => planStep(event.job, { env }),
-      async segment(/** @type {any} */ event) {
-        const shard = event.shard.shard?.index ?? 0;
-        if (faults.failing?.delete(shard)) throw Object.assign(new Error(`shard ${shard + 1} refused by the test`), { name: 'InjectedFault' });
-        return segmentStep(event, { logger, env, context: undefined });
-      },
-      summarize: (/** @type {any} */ event) => summarizeStep(event, { logger, env }),
-    },
+  const steps = projectSteps((shard) => {
+    if (faults.failing?.delete(shard)) throw Object.assign(new Error(`shard ${shard + 1} refused by the test`), { name: 'InjectedFault' });
   });
+  const endpoint = await startSfnEndpoint({ s3, bucket: TEST_BUCKET, stack: STACK, steps });
   cleanup(() => endpoint.stop());
   // The stack's import function, with the environment `sls deploy` gives it (a column type among it).
   process.env.AWS_ENDPOINT_URL_SFN = endpoint.endpoint;

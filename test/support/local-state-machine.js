@@ -17,6 +17,8 @@ import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { StateMachine } from 'aws-local-stepfunctions';
 import stateMachine from '../../deploy/state-machine.cjs';
 import { writeMapResults } from '../../src/dispatch/map-results.js';
+import { planStep, segmentStep, summarizeStep } from '../../src/dispatch/step-functions/steps.js';
+import { logger } from '../../src/observe/logger.js';
 import { bucketStore } from '../../src/state/output-store.js';
 
 /** The map run's id in the results' keys (AWS uses the map run's own). */
@@ -44,6 +46,24 @@ export function localDefinition(definition, mapName = 'Shards') {
   local.States.WriteResults = { Type: 'Task', Resource: 'arn:aws:lambda:us-east-1:000000000000:function:write-results', Parameters: { writer: ResultWriter, toleratedPath: ToleratedFailurePercentagePath, 'state.$': '$' }, ResultPath, Next };
   for (const state of Object.values(local.States)) if (/** @type {any} */ (state).Next === mapName && state !== local.States.ReadShardList) /** @type {any} */ (state).Next = 'ReadShardList';
   return local;
+}
+
+/**
+ * The project's own steps as the functions run them, against the servers process.env names, with a hook
+ * before each segment (a fault to inject: it throws).
+ * @param {(shard: number) => void} [beforeSegment]
+ * @returns {Steps}
+ */
+export function projectSteps(beforeSegment = () => {}) {
+  const env = process.env;
+  return {
+    plan: (event) => planStep(event.job, { env }),
+    segment(event) {
+      beforeSegment(event.shard.shard?.index ?? 0);
+      return segmentStep(event, { logger, env, context: undefined });
+    },
+    summarize: (event) => summarizeStep(event, { logger, env }),
+  };
 }
 
 /**
