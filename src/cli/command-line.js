@@ -1,13 +1,25 @@
 /**
  * The `ddbload` command line as a function of its arguments: parses them (program.js), runs the
  * command, and turns what went wrong into a message and an exit code (2 for a bad flag or option, 1
- * for anything else). main.js is the bin's entry; `node data-generator/generate.js` enters here too.
+ * for anything else). main.js is the bin's entry; `node data-generator/generate.js` runs its one command
+ * through runProgram, without loading the others (and their AWS clients).
  */
 import { ImportError } from '../errors.js';
-import { buildProgram, NAME } from './program.js';
+
+/** The command's name, as its messages and help name it. */
+export const NAME = 'ddbload';
 
 /** @param {string[]} argv  the arguments after the command's name */
 export async function runCommandLine(argv) {
+  const { buildProgram } = await import('./program.js');
+  await runProgram(buildProgram(argv), argv);
+}
+
+/**
+ * Runs a program (its commands' errors turned into a message and an exit code).
+ * @param {import('commander').Command} program @param {string[]} argv
+ */
+export async function runProgram(program, argv) {
   // A reader that stops reading (`ddbload import --help | head`, `... --json | head`) is not a reason to
   // stop: an import goes on to its end (its rows, its checkpoint and its exit code), its output unread.
   process.stdout.on('error', (error) => {
@@ -15,7 +27,7 @@ export async function runCommandLine(argv) {
     if (code !== 'EPIPE' && code !== 'ERR_STREAM_DESTROYED') throw error;
   });
   try {
-    await buildProgram(argv).parseAsync(argv, { from: 'user' });
+    await program.parseAsync(argv, { from: 'user' });
   } catch (error) {
     const code = /** @type {{ code?: string, exitCode?: number }} */ (error);
     // Commander has printed its own message (and help) already.

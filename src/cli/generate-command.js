@@ -5,7 +5,9 @@
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { generate } from '../../data-generator/people.js';
+import { Command } from 'commander';
 import { ConfigError } from '../errors.js';
+import { NAME } from './command-line.js';
 
 /** Rows of a first try: a few seconds to write and to import locally. */
 export const DEFAULT_ROWS = 100_000;
@@ -25,6 +27,13 @@ Examples:
  * @property {string} rows @property {string} [out] @property {string} [bucket] @property {string} key
  * @property {string} [seed] @property {boolean} [sorted] @property {boolean} [quiet] @property {boolean} [force]
  */
+
+/** `ddbload generate` alone, as `node data-generator/generate.js` runs it. */
+export function generateProgram() {
+  const program = new Command(NAME).showHelpAfterError('(add --help for the options and examples)').exitOverride();
+  addGenerateCommand(program);
+  return program;
+}
 
 /** @param {import('commander').Command} program */
 export function addGenerateCommand(program) {

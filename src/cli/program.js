@@ -4,6 +4,7 @@
  */
 import { Command, Option } from 'commander';
 import { readFileSync } from 'node:fs';
+import { NAME } from './command-line.js';
 import { addGenerateCommand } from './generate-command.js';
 import { importCommand } from './import-command.js';
 import { OPTION_FLAGS, WRITE_FLAGS } from './import-flags.js';
@@ -12,7 +13,7 @@ import { readCheckpointFile } from './checkpoint-file.js';
 import { statusCommand } from './status-command.js';
 import { awsStatusCommand, importOnAwsCommand, redriveCommand } from './aws-commands.js';
 
-export const NAME = 'ddbload';
+export { NAME };
 
 /** The package's version, as `--version` prints it. */
 const VERSION = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
