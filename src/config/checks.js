@@ -72,6 +72,7 @@ export function crossCheck(config) {
   if (config.generateKey && (config.columnTypes[config.keyColumn] ?? 'S') !== 'S') {
     throw new ConfigError('generateKey', true, `generated keys are UUID strings, but keyColumn "${config.keyColumn}" is typed ${config.columnTypes[config.keyColumn]} in columnTypes`);
   }
+  checkShaping(config);
   if (config.generateKey && config.mode === 'delete') {
     throw new ConfigError('generateKey', true, 'a delete names the keys of the items to delete: they come from the file, not generated; leave generateKey out');
   }
@@ -89,3 +90,20 @@ export function crossCheck(config) {
   }
 }
 
+/**
+ * Columns dropped and renamed against the keys: the key and sort key columns, and --types, name
+ * attributes as written (after the renames); a column is dropped or renamed, not both.
+ * @param {ImportConfig} config
+ */
+function checkShaping(config) {
+  const keys = [...(config.generateKey ? [] : [config.keyColumn]), ...(config.sortKeyColumn === undefined ? [] : [config.sortKeyColumn])];
+  for (const column of config.drop) {
+    if (column in config.rename) throw new ConfigError('drop', column, `"${column}" is also renamed: drop it or rename it, not both`);
+    if (keys.includes(column) && !Object.values(config.rename).includes(column)) throw new ConfigError('drop', column, `"${column}" is a key column, which every item needs: leave it out of drop`);
+  }
+  for (const [from, to] of Object.entries(config.rename)) {
+    if (keys.includes(from) && from !== to && !Object.values(config.rename).includes(from)) {
+      throw new ConfigError('rename', `${from}:${to}`, `renames the key column "${from}" away; the key is named as it is written, after the renames: name it "${to}" (keyColumn or sortKeyColumn)`);
+    }
+  }
+}

@@ -8,7 +8,7 @@ import { checkSource, checkTableAllowed, crossCheck } from './checks.js';
 import { OPTION_SPECS } from './options.js';
 import { emptyToUndefined } from './values.js';
 
-export { MAX_SHARDS, OPTION_NAMES, OPTION_VARIABLES, WRITE_OPTIONS } from './options.js';
+export { LATER_WRITE_DEFAULTS, MAX_SHARDS, OPTION_NAMES, OPTION_VARIABLES, WRITE_OPTIONS } from './options.js';
 export { isCollection, isManifestSummary, MANIFEST_SUMMARY, runningInLambda } from './source-kind.js';
 
 /** @typedef {import('./values.js').Format} Format */

@@ -6,8 +6,8 @@
  */
 import { parseCheckpoint, parseShardSpec } from './job-values.js';
 import {
-  boolean, columnTypes, delimiter, encoding, etag, integerIn, keyPrefix, keyPrefixOrEmpty, localPath,
-  oneOf, optional, optionalString, optionalUrl, price, requiredString, setSeparator, suffixList, tableList, tableName,
+  boolean, columnList, columnTypes, delimiter, encoding, etag, integerIn, keyPrefix, keyPrefixOrEmpty, localPath,
+  oneOf, optional, optionalString, optionalUrl, price, renames, requiredString, setSeparator, suffixList, tableList, tableName,
 } from './values.js';
 
 /** Most shards one job may have: each is a concurrent Lambda invocation (or worker process). */
@@ -58,6 +58,8 @@ export const flagSpelling = ({ flag, value }) => (value === undefined ? flag : `
  * @property {string} [shown]
  * @property {false} [payload]
  * @property {true} [writes]
+ * @property {unknown} [later]  a write option added after job ids were first made: at this value (its
+ *   default) it is left out of a job's id and write options, so that the ids of earlier jobs stay
  */
 
 export const OPTIONS = /** @type {const} */ ([
@@ -89,6 +91,8 @@ export const OPTIONS = /** @type {const} */ ([
   { name: 'delimiter', group: 'rows', writes: true, env: 'CSV_DELIMITER', flag: '--delimiter', value: 'char', fallback: ',', parse: delimiter, help: 'CSV field delimiter, one ASCII character ("\\t" for tabs)' },
   { name: 'encoding', group: 'rows', writes: true, env: 'CSV_ENCODING', flag: '--encoding', value: 'name', fallback: 'auto', parse: encoding, help: 'utf-8, utf-16le, windows-1252 or latin1; auto: UTF-8, or UTF-16LE after its byte order mark' },
   { name: 'fromRejects', group: 'rows', writes: true, flag: '--from-rejects', fallback: false, parse: boolean, help: 'the file is a fixed rejects file: skip its line, reason and message columns' },
+  { name: 'drop', group: 'rows', writes: true, later: [], flag: '--drop', value: 'columns', fallback: [], shown: 'none', parse: columnList, help: 'columns (as the file names them) not written, e.g. notes,internal_id' },
+  { name: 'rename', group: 'rows', writes: true, later: {}, flag: '--rename', value: 'list', fallback: {}, shown: 'none', parse: renames, help: 'columns written under other names, e.g. user_id:id,mail:email (the key, --types and --sort-key name them as renamed)' },
 
   // How fast, and how hard to try.
   { name: 'concurrency', group: 'write', env: 'CONCURRENCY', flag: '--concurrency', value: 'n', fallback: 32, parse: integerIn(1, 1024), help: 'most BatchWriteItem calls in flight (the adaptive window\'s ceiling)' },
@@ -141,5 +145,8 @@ export const OPTION_VARIABLES = OPTION_SPECS.flatMap((option) => (option.env ===
 
 /** The options that change what is written, in the order job ids are made from them. */
 export const WRITE_OPTIONS = OPTION_SPECS.filter((option) => option.writes).map((option) => /** @type {WriteOptionName} */ (option.name));
+
+/** Write options added later, with the value at which a job's id leaves them out. */
+export const LATER_WRITE_DEFAULTS = /** @type {Record<string, unknown>} */ (Object.fromEntries(OPTION_SPECS.flatMap((option) => ('later' in option ? [[option.name, option.later]] : []))));
 
 /** @typedef {Extract<OptionRow, { writes: true }>['name']} WriteOptionName */

@@ -93,6 +93,44 @@ export function suffixList(raw, name) {
   return list;
 }
 
+/**
+ * Column renames, "old:new,..." or {"old": "new"}: no name empty, no two onto one name.
+ * @param {unknown} raw @param {string} name @returns {Record<string, string>}
+ */
+export function renames(raw, name) {
+  /** @type {Array<[string, unknown]>} */
+  let pairs;
+  if (typeof raw === 'string') {
+    pairs = raw.split(',').filter((part) => part.trim() !== '').map((part) => {
+      const at = part.indexOf(':');
+      if (at <= 0) throw new ConfigError(name, raw, `"${part}" is not old:new; write e.g. "user_id:id,mail:email"`);
+      return [part.slice(0, at).trim(), part.slice(at + 1).trim()];
+    });
+  } else if (raw !== null && typeof raw === 'object' && !Array.isArray(raw)) {
+    pairs = Object.entries(raw);
+  } else {
+    throw new ConfigError(name, raw, 'use an object like {"user_id":"id"} or a string like "user_id:id,mail:email"');
+  }
+  // No prototype: a column named constructor or __proto__ must not find Object's members.
+  /** @type {Record<string, string>} */
+  const map = Object.create(null);
+  const targets = new Set();
+  for (const [from, to] of pairs) {
+    if (from === '' || typeof to !== 'string' || to === '') throw new ConfigError(name, raw, 'each rename names a column and its new name, neither empty: "old:new"');
+    if (targets.has(to)) throw new ConfigError(name, raw, `two columns are renamed "${to}": an item has one attribute of a name`);
+    targets.add(to);
+    map[from] = to;
+  }
+  return map;
+}
+
+/** Column names, as a list or separated by commas: "notes,internal_id". @param {unknown} raw @param {string} name @returns {string[]} */
+export function columnList(raw, name) {
+  const list = typeof raw === 'string' ? raw.split(',').map((part) => part.trim()).filter((part) => part !== '') : raw;
+  if (!Array.isArray(list) || list.some((part) => typeof part !== 'string' || part === '')) throw new ConfigError(name, raw, 'list column names separated by commas, e.g. "notes,internal_id"');
+  return [...new Set(list)];
+}
+
 /** @param {unknown} raw @param {string} name */
 export function tableList(raw, name) {
   const list = typeof raw === 'string' ? raw.split(',').map((t) => t.trim()).filter((t) => t !== '') : raw;

@@ -46,12 +46,18 @@ const isBlankKey = (value) => value === undefined || value === '' || (value.char
  * @returns {(fields: string[], line: number) => BuiltItem}
  */
 export function createItemBuilder(header, config, source, { sized = false, json: wantJson = true } = {}) {
-  const names = header.map((name) => name.trim());
-  checkHeader(names, config);
+  // Columns are dropped by the names the file gives them, then written under their new names (rename):
+  // the keys and the types name them as written.
+  const fileNames = header.map((name) => name.trim());
+  const dropped = fileNames.map((name) => config.drop.includes(name));
+  const names = fileNames.map((name) => config.rename[name] ?? name);
+  checkHeader(names.filter((_, i) => !dropped[i]), config);
+  const skip = dropped.includes(true) ? dropped : undefined;
 
   const types = names.map((name) => config.columnTypes[name] ?? 'S');
-  const keyIndex = config.generateKey ? -1 : names.indexOf(config.keyColumn);
-  const sortIndex = config.sortKeyColumn === undefined ? -1 : names.indexOf(config.sortKeyColumn);
+  const indexOfKept = (/** @type {string} */ name) => names.findIndex((written, i) => !dropped[i] && written === name);
+  const keyIndex = config.generateKey ? -1 : indexOfKept(config.keyColumn);
+  const sortIndex = config.sortKeyColumn === undefined ? -1 : indexOfKept(config.sortKeyColumn);
   const keyPrefix = `${sourceId(config)}#${source.etag}:`;
   // What comes before each column's value in the item's JSON: its quoted name and its type.
   const opening = names.map((name, i) => `${jsonString(name)}:{"${types[i]}":`);
@@ -94,6 +100,7 @@ export function createItemBuilder(header, config, source, { sized = false, json:
     let bytes = 0;
     for (let i = 0; i < fields.length; i++) {
       if (keysOnly && i !== keyIndex && i !== sortIndex) continue;
+      if (skip !== undefined && skip[i]) continue;
       const value = fields[i];
       if (value === '') {
         if (emptyCell === 'omit') continue;

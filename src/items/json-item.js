@@ -10,7 +10,7 @@
  * Every item's key attributes must be there, of the table's key types, non-empty and within DynamoDB's
  * key lengths; the item within 400 KB. In `mode: delete`, only the key is read and written.
  */
-import { RowError } from '../errors.js';
+import { ConfigError, RowError } from '../errors.js';
 import { base64Bytes, checkAttributeValue, checkName, keyValueOf } from './attribute-values.js';
 import { itemBytes, MAX_ITEM_BYTES, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES } from './item-size.js';
 import { joinKeyId } from './key-id.js';
@@ -22,21 +22,26 @@ import { JsonNumber, parseJson, wireAs, wireOf } from './json-values.js';
 
 /**
  * @param {'jsonl' | 'dynamodb-json'} format
- * @param {Pick<import('../config/index.js').ImportConfig, 'columnTypes' | 'setSeparator' | 'mode'>} config
+ * @param {Pick<import('../config/index.js').ImportConfig, 'columnTypes' | 'setSeparator' | 'mode' | 'rename' | 'drop'>} config
  * @param {import('../write/table-check.js').TableKeys} keys
  * @returns {(fields: string[], line: number) => import('./item-builder.js').BuiltItem}
  */
 export function createJsonItemBuilder(format, config, keys) {
   const deletes = config.mode === 'delete';
+  if (format !== 'jsonl' && (config.drop.length > 0 || Object.keys(config.rename).length > 0)) {
+    throw new ConfigError(config.drop.length > 0 ? 'drop' : 'rename', config.drop.length > 0 ? config.drop.join(',') : JSON.stringify(config.rename), 'shapes CSV and JSON Lines; a DynamoDB export\'s items are written as the table held them: leave it out');
+  }
   return format === 'jsonl' ? jsonLinesBuilder(config, keys, deletes) : dynamodbJsonBuilder(keys, deletes);
 }
 
 /**
- * @param {Pick<import('../config/index.js').ImportConfig, 'columnTypes' | 'setSeparator'>} config @param {import('../write/table-check.js').TableKeys} keys @param {boolean} deletes
+ * @param {Pick<import('../config/index.js').ImportConfig, 'columnTypes' | 'setSeparator' | 'rename' | 'drop'>} config @param {import('../write/table-check.js').TableKeys} keys @param {boolean} deletes
  * @returns {(fields: string[], line: number) => import('./item-builder.js').BuiltItem}
  */
-function jsonLinesBuilder({ columnTypes, setSeparator }, keys, deletes) {
+function jsonLinesBuilder({ columnTypes, setSeparator, rename, drop }, keys, deletes) {
   const names = keyNames(keys);
+  const shaped = drop.length > 0 || Object.keys(rename).length > 0;
+  const dropped = new Set(drop);
   return function buildItem(fields, line) {
     const text = fields[0];
     const object = parseJson(text, line, 'the line');
@@ -44,11 +49,21 @@ function jsonLinesBuilder({ columnTypes, setSeparator }, keys, deletes) {
     const members = [];
     /** The key attributes' values, read back from their wire text (the item's is not parsed again). @type {Record<string, AttributeValue>} */
     const keyValues = Object.create(null);
-    for (const name of deletes ? names.filter((key) => Object.hasOwn(object, key)) : Object.keys(object)) {
+    // Attributes are dropped by the names the line gives them, then written under their new names.
+    const seen = shaped ? new Set() : undefined;
+    for (const source of deletes && !shaped ? names.filter((key) => Object.hasOwn(object, key)) : Object.keys(object)) {
+      let name = source;
+      if (seen !== undefined) {
+        if (dropped.has(source)) continue;
+        name = rename[source] ?? source;
+        if (deletes && !names.includes(name)) continue;
+        if (seen.has(name)) throw new RowError('INVALID_JSON', `line ${line}: two attributes are written as ${JSON.stringify(name)} after the renames; an item has one attribute of a name`);
+        seen.add(name);
+      }
       checkName(name, 'the item', line);
       const type = columnTypes[name];
       const path = `attribute ${JSON.stringify(name)}`;
-      const value = object[name];
+      const value = object[source];
       const wire = type === undefined ? wireOf(value, path, line) : wireAs(type, value, path, line, setSeparator);
       if (names.includes(name)) keyValues[name] = JSON.parse(wire);
       members.push(`${JSON.stringify(name)}:${wire}`);

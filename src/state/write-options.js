@@ -5,7 +5,7 @@
  * options is another job (never a finished one skipped) and a resume cannot read the rest otherwise.
  */
 
-import { WRITE_OPTIONS } from '../config/index.js';
+import { LATER_WRITE_DEFAULTS, WRITE_OPTIONS } from '../config/index.js';
 
 export { WRITE_OPTIONS };
 
@@ -22,10 +22,19 @@ export { WRITE_OPTIONS };
 export function writeOptionsOf(config) {
   /** @type {Record<string, unknown>} */
   const options = {};
-  for (const name of WRITE_OPTIONS) options[name] = config[name] ?? null;
-  options.columnTypes = Object.fromEntries(Object.entries(config.columnTypes).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  for (const name of WRITE_OPTIONS) {
+    // An option added later, left at its default, is not part of the job: ids made before it stay.
+    if (name in LATER_WRITE_DEFAULTS && JSON.stringify(config[name]) === JSON.stringify(LATER_WRITE_DEFAULTS[name])) continue;
+    options[name] = config[name] ?? null;
+  }
+  options.columnTypes = sortedByName(config.columnTypes);
+  if (options.rename !== undefined) options.rename = sortedByName(/** @type {Record<string, string>} */ (options.rename));
+  if (options.drop !== undefined) options.drop = [.../** @type {string[]} */ (options.drop)].sort();
   return /** @type {WriteOptions} */ (options);
 }
+
+/** A map's entries by name, in one order. @param {Record<string, unknown>} map */
+const sortedByName = (map) => Object.fromEntries(Object.entries(map).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 
 /**
  * The first write option whose value differs between two sets (a saved one may lack options added
@@ -36,7 +45,7 @@ export function writeOptionsOf(config) {
  */
 export function changedWriteOption(saved, now, laterDefaults = {}) {
   for (const name of WRITE_OPTIONS) {
-    const was = name in saved ? saved[name] : laterDefaults[name];
+    const was = name in saved ? saved[name] : name in LATER_WRITE_DEFAULTS ? undefined : laterDefaults[name];
     if (JSON.stringify(was) !== JSON.stringify(now[name])) return { name, was, now: now[name] };
   }
   return undefined;

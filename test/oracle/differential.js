@@ -237,7 +237,7 @@ export async function runCase(local, importCase, conditions) {
       const expectedAgain =
         format === 'csv'
           ? expectedImport(fixed, { ...options, fromRejects: true, initialItems })
-          : expectedJsonImport(fixed, { format: /** @type {'jsonl' | 'dynamodb-json'} */ (format), tableKeys, columnTypes: options.columnTypes, setSeparator: options.setSeparator, mode: options.mode, initialItems, fromRejects: true });
+          : expectedJsonImport(fixed, { format: /** @type {'jsonl' | 'dynamodb-json'} */ (format), tableKeys, columnTypes: options.columnTypes, setSeparator: options.setSeparator, mode: options.mode, drop: options.drop, rename: options.rename, initialItems, fromRejects: true });
       process.env.DYNAMODB_ENDPOINT = endpoint;
       /** @type {Record<string, any> | undefined} */
       let summaryAgain;
@@ -308,7 +308,7 @@ async function runStopped(event, stops, context, stopsTaken = /** @type {string[
 export function expectedFor(importCase, tableKeys, object) {
   const { bytes, options, initialItems } = importCase;
   if (options.format === 'jsonl' || options.format === 'dynamodb-json') {
-    return expectedJsonImport(bytes, { format: options.format, tableKeys, columnTypes: options.columnTypes, setSeparator: options.setSeparator, mode: options.mode, initialItems });
+    return expectedJsonImport(bytes, { format: options.format, tableKeys, columnTypes: options.columnTypes, setSeparator: options.setSeparator, mode: options.mode, drop: options.drop, rename: options.rename, initialItems });
   }
   return expectedImport(bytes, { ...options, ...object, initialItems });
 }

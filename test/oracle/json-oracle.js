@@ -58,6 +58,8 @@ import {
  * @property {Item[]} [initialItems]
  * @property {boolean} [fromRejects]  the file is a rejects file: CSV of line, reason, message and record,
  *   each record one line of the source
+ * @property {string[]} [drop]  JSON Lines only: attributes not written, by their names in the line
+ * @property {Record<string, string>} [rename]  JSON Lines only: attributes written under other names
  */
 
 /** A function declaration, so that a call to it ends the code path for the type checker. @param {string} reason @returns {never} */
@@ -155,8 +157,14 @@ function jsonLinesRow(text, options) {
   const keyNames = [options.tableKeys.partition.name, options.tableKeys.sort?.name];
   /** @type {Item} */
   const item = Object.create(null);
-  for (const [name, value] of object) {
+  const drop = new Set(options.drop ?? []);
+  const rename = new Map(Object.entries(options.rename ?? {}));
+  for (const [source, value] of object) {
+    // Dropped by the name the line gives it, then written under its new name; two onto one name: refused.
+    if (drop.has(source)) continue;
+    const name = rename.get(source) ?? source;
     if (deletes && !keyNames.includes(name)) continue;
+    if (Object.hasOwn(item, name)) refuse('INVALID_JSON');
     checkName(name);
     const type = options.columnTypes === undefined ? undefined : Object.getOwnPropertyDescriptor(options.columnTypes, name)?.value;
     define(item, name, type === undefined ? jsonToAttribute(value) : jsonAs(type, value, options.setSeparator ?? '|'));

@@ -362,6 +362,48 @@ function keysLane(features, maxRows) {
 }
 
 // ---------------------------------------------------------------------------------------------------
+// Shaping (drop, rename), in the csv-types and jsonl lanes
+
+/** @param {Features} features */
+function shapingArbitrary(features) {
+  // Half the cases: the others read every column as the file names it.
+  return features.has('shaping') ? fc.option(fc.record({ drop: fc.nat(3), rename: fc.nat(3), partitionRenamed: fc.nat(3).map((n) => n === 3) }), { nil: undefined, freq: 2 }) : fc.constant(undefined);
+}
+
+/**
+ * The columns a case drops and renames: among its other columns the first `drop`, the next `rename`
+ * (to new names no column has), and the partition key read from a column of another name.
+ * @param {{ drop: number, rename: number, partitionRenamed: boolean } | undefined} spec
+ * @param {string[]} others  the non-key columns, as the file names them
+ * @param {string} partition
+ */
+function shapingOf(spec, others, partition) {
+  if (spec === undefined) return { drop: [], rename: {}, partitionInFile: partition, options: {} };
+  const drop = others.slice(0, Math.min(spec.drop, others.length));
+  /** @type {Record<string, string>} */
+  const rename = Object.fromEntries(others.slice(drop.length, drop.length + spec.rename).map((name, i) => [name, `renamed_${i}`]));
+  const partitionInFile = spec.partitionRenamed ? `file_${partition}` : partition;
+  if (spec.partitionRenamed) rename[partitionInFile] = partition;
+  const options = { ...(drop.length === 0 ? {} : { drop }), ...(Object.keys(rename).length === 0 ? {} : { rename }) };
+  return { drop, rename, partitionInFile, options };
+}
+
+/**
+ * A JSON Lines case's drops and renames: some of its plain attributes dropped, some renamed (nested onto
+ * v, which a line may hold too: two attributes of one name, a rejected line), the partition key read
+ * from an attribute of another name.
+ * @param {{ drop: number, rename: number, partitionRenamed: boolean } | undefined} spec @param {string} partition
+ */
+function jsonShapingOf(spec, partition) {
+  if (spec === undefined) return { partitionInFile: partition, options: {} };
+  const drop = ['Zoë', '__x', 'Item'].slice(0, spec.drop);
+  /** @type {Record<string, string>} */
+  const rename = Object.fromEntries(/** @type {Array<[string, string]>} */ ([['w', 'renamed_w'], ['nested', 'v'], ['row', 'line_no']]).slice(0, spec.rename));
+  const partitionInFile = spec.partitionRenamed ? `file_${partition}` : partition;
+  if (spec.partitionRenamed) rename[partitionInFile] = partition;
+  return { partitionInFile, options: { ...(drop.length === 0 ? {} : { drop }), ...(Object.keys(rename).length === 0 ? {} : { rename }) } };
+}
+
 // Lane: every CSV type, emptyCell
 
 const ALL_TYPES = ['S', 'N', 'BOOL', 'B', 'M', 'L', 'SS', 'NS', 'BS'];
@@ -421,13 +463,15 @@ function csvTypesLane(features, maxRows) {
       rows: fc.array(row, { maxLength: maxRows, size: 'max' }),
       shape: fileShape,
       shuffleWindow,
+      shaping: shapingArbitrary(features),
     })
     .map((spec) => {
       const keys = rowKeys(spec.tableKeys, spec.rows, features, 'csv');
       const { partition, sort } = spec.tableKeys;
       const columns = spec.columns.filter((column) => column.name !== partition.name && column.name !== sort?.name);
       const separate = (/** @type {string} */ text) => (spec.setSeparator === '|' ? text : text.replaceAll('|', spec.setSeparator));
-      const header = [partition.name, ...(sort === undefined ? [] : [sort.name]), ...columns.map((column) => column.name)];
+      const shaping = shapingOf(spec.shaping, columns.map((column) => column.name), partition.name);
+      const header = [shaping.partitionInFile, ...(sort === undefined ? [] : [sort.name]), ...columns.map((column) => column.name)];
       const lines = spec.rows.map((r, i) => {
         const cells = [r.emptyKey ? '' : keys[i].pk.text, ...(sort === undefined ? [] : [/** @type {{ text: string }} */ (keys[i].sk).text])];
         columns.forEach((column, c) => {
@@ -436,8 +480,10 @@ function csvTypesLane(features, maxRows) {
         });
         return cells.map((cell, c) => csvField(cell, r.cells[c % r.cells.length].quote)).join(',');
       });
-      const columnTypes = { ...keyColumnTypes(spec.tableKeys), ...Object.fromEntries(columns.filter((column) => column.type !== 'S').map((column) => [column.name, column.type])) };
-      const options = { format: 'csv', columnTypes, emptyCell: spec.emptyCell, ...(spec.setSeparator === '|' ? {} : { setSeparator: spec.setSeparator }), shuffleWindow: spec.shuffleWindow };
+      // Types name the columns as written: a dropped column has none, a renamed one its new name's.
+      const typed = columns.filter((column) => column.type !== 'S' && !shaping.drop.includes(column.name));
+      const columnTypes = { ...keyColumnTypes(spec.tableKeys), ...Object.fromEntries(typed.map((column) => [shaping.rename[column.name] ?? column.name, column.type])) };
+      const options = { format: 'csv', columnTypes, emptyCell: spec.emptyCell, ...(spec.setSeparator === '|' ? {} : { setSeparator: spec.setSeparator }), shuffleWindow: spec.shuffleWindow, ...shaping.options };
       return importCase(joinLines([header.map((name) => csvField(name, false)).join(','), ...lines], spec.shape), options, spec.tableKeys, spec.rows.length, { objectSuffix: '.csv' });
     });
 }
@@ -481,9 +527,10 @@ function jsonLinesLane(features, maxRows) {
     escape: fc.nat(9).map((n) => n === 9),
   });
   return fc
-    .record({ tableKeys: tableKeysArbitrary(features), rows: fc.array(line, { maxLength: maxRows, size: 'max' }), keysTyped: fc.boolean(), shape: fileShape, shuffleWindow })
+    .record({ tableKeys: tableKeysArbitrary(features), rows: fc.array(line, { maxLength: maxRows, size: 'max' }), keysTyped: fc.boolean(), shape: fileShape, shuffleWindow, shaping: shapingArbitrary(features) })
     .map((spec) => {
       const { partition, sort } = spec.tableKeys;
+      const shaping = jsonShapingOf(spec.shaping, partition.name);
       const keys = rowKeys(spec.tableKeys, spec.rows, features, 'json');
       /** @type {Record<string, string>} */
       const columnTypes = { n: 'N', tags: 'SS', flag: 'BOOL', bin: 'B' };
@@ -494,7 +541,7 @@ function jsonLinesLane(features, maxRows) {
       const lines = spec.rows.map((r, i) => {
         /** @type {Array<[string, string]>} */
         const members = [];
-        if (r.fault !== 'noKey') members.push([partition.name, r.fault === 'keyNull' ? 'null' : r.fault === 'wrongKeyType' ? (partition.type === 'S' ? '5' : 'true') : keyJson(partition, keys[i].pk.text)]);
+        if (r.fault !== 'noKey') members.push([shaping.partitionInFile, r.fault === 'keyNull' ? 'null' : r.fault === 'wrongKeyType' ? (partition.type === 'S' ? '5' : 'true') : keyJson(partition, keys[i].pk.text)]);
         if (sort !== undefined) members.push([sort.name, keyJson(sort, /** @type {{ text: string }} */ (keys[i].sk).text)]);
         for (const [name, value] of Object.entries(r.values)) if (name !== partition.name && name !== sort?.name) members.push([name, jsonText(value)]);
         for (const [name, value] of Object.entries(r.typed)) if (value !== undefined) members.push([name, name === 'n' && /^-?\d/.test(value) && i % 2 === 0 && !value.startsWith('00') ? value : jsonString(value)]);
@@ -508,7 +555,7 @@ function jsonLinesLane(features, maxRows) {
         if (r.fault === 'invalidUtf8') return Buffer.concat([Buffer.from(text.slice(0, -1)), Buffer.from([0xff]), Buffer.from('}')]);
         return text;
       });
-      return importCase(joinLines(lines, spec.shape), { format: 'jsonl', columnTypes, shuffleWindow: spec.shuffleWindow }, spec.tableKeys, spec.rows.length, { objectSuffix: '.jsonl' });
+      return importCase(joinLines(lines, spec.shape), { format: 'jsonl', columnTypes, shuffleWindow: spec.shuffleWindow, ...shaping.options }, spec.tableKeys, spec.rows.length, { objectSuffix: '.jsonl' });
     });
 }
 

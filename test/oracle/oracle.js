@@ -93,6 +93,8 @@ const COLUMN_TYPES = new Set(['S', 'N', 'BOOL', 'B', 'M', 'L', 'SS', 'NS', 'BS']
  * @property {string} [mode]           'put' (default) or 'delete'
  * @property {Item[]} [initialItems]   what the table holds before the import
  * @property {boolean} [fromRejects]   the file is a rejects file: line, reason and message columns first
+ * @property {string[] | string} [drop]  columns not written, by their names in the file
+ * @property {Record<string, string> | string} [rename]  columns written under other names: `{ old: 'new' }` or 'old:new,...'
  */
 
 /**
@@ -127,22 +129,26 @@ export function expectedImport(bytes, options = {}) {
   const records = readRecords(source, settings.delimiter);
 
   /** @type {string[] | undefined} */
-  let names;
+  let header;
+  /** @type {Array<string | undefined>} */
+  let names = [];
   let rowsRead = 0;
   /** @type {Reject[]} */
   const rejects = [];
   const { items, itemLines } = initialTable(options.initialItems, settings);
 
   for (const record of records) {
-    if (names === undefined) {
+    if (header === undefined) {
       if (record.fields === undefined) return failed('HEADER', `line ${record.line}: the header record is ${record.reason}`);
-      names = record.fields.map(trimSpaces);
+      header = record.fields.map(trimSpaces);
       // A rejects file (fromRejects): the importer's three columns, then the source's.
       if (options.fromRejects === true) {
-        if (names.length < 4 || names[0] !== 'line' || names[1] !== 'reason' || names[2] !== 'message') return failed('HEADER', 'not a rejects file');
-        names = names.slice(3);
+        if (header.length < 4 || header[0] !== 'line' || header[1] !== 'reason' || header[2] !== 'message') return failed('HEADER', 'not a rejects file');
+        header = header.slice(3);
       }
-      const problem = headerProblem(names, settings);
+      // A dropped column has no name (its cells are counted, not written); the others their new ones.
+      names = header.map((name) => (settings.drop.has(name) ? undefined : settings.rename.get(name) ?? name));
+      const problem = headerProblem(/** @type {string[]} */ (names.filter((name) => name !== undefined)), settings);
       if (problem !== undefined) return failed('HEADER', problem);
       continue;
     }
@@ -159,7 +165,7 @@ export function expectedImport(bytes, options = {}) {
     }
     applyRow(items, itemLines, row.keyId, settings.mode === 'delete' ? undefined : row.item, record.line);
   }
-  return { rowsRead, rejects, items, itemLines, ...(names === undefined ? {} : { header: names }) };
+  return { rowsRead, rejects, items, itemLines, ...(header === undefined ? {} : { header }) };
 }
 
 /**
@@ -214,6 +220,8 @@ function failed(code, message) {
  * @property {'omit' | 'null' | 'empty-string'} emptyCell
  * @property {string} setSeparator
  * @property {'put' | 'delete'} mode
+ * @property {Set<string>} drop
+ * @property {Map<string, string>} rename
  * @property {string | undefined} optionError
  */
 
@@ -247,6 +255,23 @@ export function readOptions(options) {
   const keyType = (/** @type {string | undefined} */ name) => (name === undefined ? 'S' : columnTypes.get(name) ?? 'S');
   if (!['S', 'N', 'B'].includes(keyType(keyColumn)) || !['S', 'N', 'B'].includes(keyType(sortKeyColumn))) optionError = 'a key column typed other than S, N or B';
   if (generateKey && columnTypes.get(keyColumn) === 'N') optionError = 'generateKey with a key typed N';
+  // Columns dropped by their names in the file, then renamed; keys and types name them as written.
+  const drop = new Set(typeof options.drop === 'string' ? options.drop.split(',').map((/** @type {string} */ name) => name.trim()).filter((/** @type {string} */ name) => name !== '') : (options.drop ?? []));
+  /** @type {Map<string, string>} */
+  const rename = new Map();
+  if (typeof options.rename === 'string') {
+    for (const part of options.rename.split(',')) if (part.trim() !== '') rename.set(part.slice(0, part.indexOf(':')).trim(), part.slice(part.indexOf(':') + 1).trim());
+  } else {
+    for (const [from, to] of Object.entries(options.rename ?? {})) rename.set(from, to);
+  }
+  const keyNames = [...(generateKey ? [] : [keyColumn]), ...(sortKeyColumn === undefined ? [] : [sortKeyColumn])];
+  const targets = [...rename.values()];
+  if (new Set(targets).size !== targets.length) optionError = 'two columns renamed onto one name';
+  for (const name of drop) {
+    if (rename.has(name)) optionError = `"${name}" both dropped and renamed`;
+    if (keyNames.includes(name) && !targets.includes(name)) optionError = `drops the key column "${name}"`;
+  }
+  for (const [from, to] of rename) if (keyNames.includes(from) && from !== to && !targets.includes(from)) optionError = `renames the key column "${from}" away`;
   const delimiter = options.delimiter === '\\t' ? '\t' : (options.delimiter ?? ',');
   if (delimiter.length === 0 || delimiter === '"' || delimiter === '\r' || delimiter === '\n') optionError = `delimiter ${JSON.stringify(delimiter)}`;
   return {
@@ -260,6 +285,8 @@ export function readOptions(options) {
     emptyCell: /** @type {Settings['emptyCell']} */ (options.emptyCell ?? 'omit'),
     setSeparator: options.setSeparator ?? '|',
     mode: options.mode === 'delete' ? 'delete' : 'put',
+    drop,
+    rename,
     optionError,
   };
 }
@@ -558,7 +585,7 @@ function blankKey(value) {
 }
 
 /**
- * @param {string[]} fields @param {number} line @param {string[]} names @param {Settings} settings
+ * @param {string[]} fields @param {number} line @param {Array<string | undefined>} names  a dropped column's undefined @param {Settings} settings
  * @returns {{ reason: string } | { item: Item, keyId: string }}
  */
 function rowToItem(fields, line, names, settings) {
@@ -567,17 +594,19 @@ function rowToItem(fields, line, names, settings) {
   const item = Object.create(null);
   const isKey = (/** @type {string} */ name) => name === settings.keyColumn || name === settings.sortKeyColumn;
   for (let i = 0; i < names.length; i++) {
+    const name = names[i];
+    if (name === undefined) continue;
     // A delete reads the key columns only.
-    if (settings.mode === 'delete' && !isKey(names[i])) continue;
+    if (settings.mode === 'delete' && !isKey(name)) continue;
     const value = fields[i];
-    const type = typeOf(settings, names[i]);
+    const type = typeOf(settings, name);
     if (value === '') {
-      if (settings.emptyCell === 'null') setAttribute(item, names[i], { NULL: true });
-      else if (settings.emptyCell === 'empty-string' && type === 'S') setAttribute(item, names[i], { S: '' });
+      if (settings.emptyCell === 'null') setAttribute(item, name, { NULL: true });
+      else if (settings.emptyCell === 'empty-string' && type === 'S') setAttribute(item, name, { S: '' });
       continue;
     }
     try {
-      setAttribute(item, names[i], cellToAttribute(type, value, settings.setSeparator));
+      setAttribute(item, name, cellToAttribute(type, value, settings.setSeparator));
     } catch (error) {
       if (error instanceof Refusal) return { reason: error.reason };
       throw error;

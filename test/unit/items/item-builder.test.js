@@ -227,3 +227,33 @@ describe('a bad value\'s message', () => {
     ]);
   });
 });
+
+describe('columns dropped and renamed', () => {
+  it('drops columns by their names in the file, then writes the others under their new names, the key and types named as written', () => {
+    const build = createItemBuilder(['user_id', 'name', 'notes', 'score'], config({ rename: 'user_id:id,name:full_name', drop: 'notes', columnTypes: 'score:N' }), source);
+    const { json, keyId } = build(['u1', 'Ann', 'secret', '7'], 2);
+    expect(JSON.parse(json)).toEqual({ id: { S: 'u1' }, full_name: { S: 'Ann' }, score: { N: '7' } });
+    expect(keyId).toBe('u1');
+  });
+
+  it('refuses a header whose renames name two columns alike, or whose types name a column by its old name', () => {
+    expect(() => createItemBuilder(['id', 'a', 'b'], config({ rename: 'a:b' }), source)).toThrow(HeaderError);
+    expect(() => createItemBuilder(['id', 'a'], config({ rename: 'a:b', columnTypes: 'a:N' }), source)).toThrow(/columnTypes names "a", which is not in the header/);
+  });
+
+  it('writes the key from a dropped column\'s place when another column is renamed onto it', () => {
+    const build = createItemBuilder(['id', 'legacy'], config({ drop: 'id', rename: 'legacy:id' }), source);
+    expect(JSON.parse(build(['old', 'new'], 2).json)).toEqual({ id: { S: 'new' } });
+  });
+});
+
+describe('the shaping options', () => {
+  it('are checked against the keys: a key dropped, renamed away, or a column both dropped and renamed, each with the fix', () => {
+    expect(() => config({ drop: 'id' })).toThrow(/"id" is a key column, which every item needs: leave it out of drop/);
+    expect(() => config({ rename: 'id:user' })).toThrow(/renames the key column "id" away; the key is named as it is written, after the renames: name it "user"/);
+    expect(() => config({ drop: 'a', rename: 'a:b' })).toThrow(/"a" is also renamed: drop it or rename it, not both/);
+    expect(() => config({ rename: 'a:x,b:x' })).toThrow(/two columns are renamed "x"/);
+    expect(() => config({ rename: 'a' })).toThrow(/"a" is not old:new/);
+    expect(config({ rename: { user_id: 'id' }, drop: ['x', 'x'] })).toMatchObject({ rename: { user_id: 'id' }, drop: ['x'] });
+  });
+});
