@@ -23,8 +23,9 @@ export function writeOptionsOf(config) {
   /** @type {Record<string, unknown>} */
   const options = {};
   for (const name of WRITE_OPTIONS) {
-    // An option added later, left at its default, is not part of the job: ids made before it stay.
-    if (name in LATER_WRITE_DEFAULTS && JSON.stringify(config[name]) === JSON.stringify(LATER_WRITE_DEFAULTS[name])) continue;
+    // An option added later, absent or at its default, is not part of the job: ids made before it stay.
+    const later = name in LATER_WRITE_DEFAULTS;
+    if (later && (config[name] === undefined || JSON.stringify(config[name]) === JSON.stringify(LATER_WRITE_DEFAULTS[name]))) continue;
     options[name] = config[name] ?? null;
   }
   options.columnTypes = sortedByName(config.columnTypes);
