@@ -17,7 +17,7 @@ import { logger as jsonLogger } from '../observe/logger.js';
 import { openFileSource } from '../source/file-object.js';
 import { sourceWhere } from '../source/source-name.js';
 import { checkResumable, readCheckpointFile, removeCheckpointFile, writeCheckpointFile } from './checkpoint-file.js';
-import { payloadOf, withFlagNames } from './import-flags.js';
+import { outputPlaceOf, payloadOf, withFlagNames } from './import-flags.js';
 import { createLiveView } from './live-view.js';
 import { dryRunText, summaryText } from './summary-text.js';
 
@@ -227,12 +227,10 @@ function linesLogger(quiet) {
 function outputOf({ output, outputDir }, source) {
   if (output === undefined) return { payload: {} };
   if (outputDir !== undefined) throw new ConfigError('--output', output, '--output-dir names a directory too: use one of them');
-  if (!output.startsWith('s3://')) return { payload: { outputDir: path.resolve(output) } };
+  const place = outputPlaceOf(output);
+  if ('dir' in place) return { payload: { outputDir: place.dir } };
   if (!source.startsWith('s3://')) throw new ConfigError('--output', output, 'a local file\'s rejects and status go to a directory: --output DIR (or beside the file, by default)');
-  const [bucket = '', ...rest] = output.slice('s3://'.length).split('/');
-  const prefix = rest.join('/');
-  if (bucket === '' || (prefix !== '' && !prefix.endsWith('/'))) throw new ConfigError('--output', output, 'name a bucket and a prefix ending with "/", such as s3://my-bucket/ddbload/, or a directory');
-  return { bucket, payload: { rejectsPrefix: `${prefix}rejects/`, statusPrefix: `${prefix}_imports/` } };
+  return { bucket: place.bucket, payload: { rejectsPrefix: `${place.prefix}rejects/`, statusPrefix: `${place.prefix}_imports/` } };
 }
 
 /** The source a resume's checkpoint names, when the command names none. @param {ReturnType<typeof readCheckpointFile> | undefined} saved */

@@ -82,6 +82,20 @@ export function sourceOf(source, cwd) {
 }
 
 /**
+ * Where an `--output` flag points: s3://bucket/prefix/ (a bucket, and the prefix its rejects/ and
+ * _imports/ go under), or a directory.
+ * @param {string} output
+ * @returns {{ dir: string } | { bucket: string, prefix: string }}
+ */
+export function outputPlaceOf(output) {
+  if (!output.startsWith('s3://')) return { dir: path.resolve(output) };
+  const [bucket = '', ...rest] = output.slice('s3://'.length).split('/');
+  const prefix = rest.join('/');
+  if (bucket === '' || (prefix !== '' && !prefix.endsWith('/'))) throw new ConfigError('--output', output, 'name a bucket and a prefix ending with "/", such as s3://my-bucket/ddbload/, or a directory');
+  return { bucket, prefix };
+}
+
+/**
  * The same error, naming the flags the command line takes where it names the payload's options.
  * @param {unknown} error
  */

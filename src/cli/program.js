@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { NAME } from './command-line.js';
 import { addGenerateCommand } from './generate-command.js';
 import { importCommand } from './import-command.js';
-import { OPTION_FLAGS, WRITE_FLAGS } from './import-flags.js';
+import { OPTION_FLAGS, outputPlaceOf, WRITE_FLAGS } from './import-flags.js';
 import { flagSpelling, groupHeading } from '../config/options.js';
 import { readCheckpointFile } from './checkpoint-file.js';
 import { statusCommand } from './status-command.js';
@@ -149,9 +149,8 @@ export function buildProgram(argv) {
  * @param {string} output
  */
 function statusPlaceOf(output) {
-  if (!output.startsWith('s3://')) return { dir: output };
-  const [bucket, ...rest] = output.slice('s3://'.length).split('/');
-  return { bucket, prefix: `${rest.join('/')}_imports/` };
+  const place = outputPlaceOf(output);
+  return 'dir' in place ? place : { bucket: place.bucket, prefix: `${place.prefix}_imports/` };
 }
 
 /**

@@ -71,7 +71,7 @@ export async function runLocalJob(payload, config, { clients, logger, env }) {
   if (running.length + refused.length > 0) {
     const failed = results.flatMap((result, index) => (result?.Status === 'FAILED' ? [`shard ${index + 1}: ${result.Cause ?? result.Error}`] : []));
     const elsewhere = [...running, ...refused].sort((a, b) => a - b).map((index) => `shard ${index + 1}: running`);
-    throw new JobError(`job ${planned.jobId}: ${failed.length + elsewhere.length} of ${items.length} shards did not finish (${[...failed, ...elsewhere].join('; ')}); run the job again to re-run only those (a running shard is left to its run: ddbload status shows it)`);
+    throw didNotFinish(planned.jobId, items.length, [...failed, ...elsewhere], ' (a running shard is left to its run: ddbload status shows it)');
   }
 
   const mapRunArn = `arn:aws:states:local:000000000000:mapRun:${planned.jobId}/Shards:local-${newRunName()}`;
@@ -82,9 +82,17 @@ export async function runLocalJob(payload, config, { clients, logger, env }) {
   const job = { ...summary, ...sourceFields(config), started: todo.length, alreadyDone, ...(note === undefined ? {} : { note }) };
   if (job.state !== 'done') {
     const failed = (summary.failedShards ?? []).map((shard) => `shard ${(shard.shard ?? 0) + 1}: ${shard.cause ?? shard.error}`);
-    throw new JobError(`job ${planned.jobId}: ${failed.length} of ${items.length} shards did not finish (${failed.join('; ')}); run the job again to re-run only those`);
+    throw didNotFinish(planned.jobId, items.length, failed);
   }
   return job;
+}
+
+/**
+ * @param {string} jobId @param {number} shards @param {string[]} unfinished  "shard N: why", each
+ * @param {string} [more]  after the advice
+ */
+function didNotFinish(jobId, shards, unfinished, more = '') {
+  return new JobError(`job ${jobId}: ${unfinished.length} of ${shards} shards did not finish (${unfinished.join('; ')}); run the job again to re-run only those${more}`);
 }
 
 /** The Map's ItemReader: one shard's payload a line. @param {import('../state/output-store.js').OutputStore} store @param {string} key */

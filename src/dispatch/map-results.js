@@ -11,6 +11,34 @@
  */
 
 /**
+ * The shard a child ran, from its input ({ shard: <the shard's payload>, segment }): undefined for an
+ * item that is a whole job (not cut), or an input that is not JSON.
+ * @param {string | undefined} input
+ * @returns {number | undefined}
+ */
+export function shardOfChild(input) {
+  try {
+    return JSON.parse(input ?? '{}')?.shard?.shard?.index;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A failed Lambda task's cause is the function's error as JSON ({ errorType, errorMessage, trace }):
+ * its message is what a person reads. Any other cause is shown as it is.
+ * @param {string | undefined} cause
+ */
+export function causeOf(cause) {
+  try {
+    const error = JSON.parse(cause ?? '');
+    return typeof error?.errorMessage === 'string' ? error.errorMessage : cause;
+  } catch {
+    return cause;
+  }
+}
+
+/**
  * Writes the records in the layout, and answers what the Map's ResultPath receives.
  * @param {import('../state/output-store.js').OutputStore} store
  * @param {{ bucket: string, prefix: string, mapRunArn: string }} where  bucket: named in the manifest and the answer

@@ -17,6 +17,7 @@ import {
 import { ConfigError, JobError, AwsCallError } from '../../errors.js';
 import { readJobStatus } from '../../state/job-status.js';
 import { bucketStore } from '../../state/output-store.js';
+import { causeOf, shardOfChild } from '../map-results.js';
 import { consoleLinkOf, executionArnOf } from './start.js';
 
 /** The failed shards' errors a status shows (the console and the results hold them all). */
@@ -173,32 +174,9 @@ async function failedShardsOf(sfn, mapRunArn) {
   return Promise.all(
     children.map(async ({ executionArn, status }) => {
       const child = await call(() => sfn.send(new DescribeExecutionCommand({ executionArn })), `describe the shard ${executionArn}`, 'states:DescribeExecution');
-      return { shard: shardOfInput(child.input), error: child.error ?? status, cause: causeOf(child.cause)?.slice(0, 500) };
+      return { shard: shardOfChild(child.input), error: child.error ?? status, cause: causeOf(child.cause)?.slice(0, 500) };
     }),
   );
-}
-
-/**
- * A failed Lambda task's cause is the function's error as JSON ({ errorType, errorMessage, trace }):
- * its message is what a person reads. Any other cause is shown as it is.
- * @param {string | undefined} cause
- */
-export function causeOf(cause) {
-  try {
-    const error = JSON.parse(cause ?? '');
-    return typeof error?.errorMessage === 'string' ? error.errorMessage : cause;
-  } catch {
-    return cause;
-  }
-}
-
-/** @param {string | undefined} input  a child's input: { shard: <the shard's payload>, segment } */
-function shardOfInput(input) {
-  try {
-    return /** @type {number | undefined} */ (JSON.parse(input ?? '{}')?.shard?.shard?.index);
-  } catch {
-    return undefined;
-  }
 }
 
 /**

@@ -10,7 +10,7 @@ import { ConfigError, JobError } from '../../errors.js';
 import { sumSummaries } from '../../observe/counters.js';
 import { exportBooks, jobIdOfJob, planJob, shardPayloads, wantsShards } from '../../plan/job-plan.js';
 import { runSegment } from '../../segment/run-segment.js';
-import { causeOf } from './execution-status.js';
+import { causeOf, shardOfChild } from '../map-results.js';
 import { planKey, resultsPrefix, shardListKey, summaryKey } from '../../state/object-keys.js';
 import { bucketStore, outputStoreFor } from '../../state/output-store.js';
 
@@ -117,7 +117,7 @@ export async function summarizeJob({ jobId, job, shards, startedAt, results }, {
   const { Bucket, Key } = results.ResultWriterDetails;
   const children = await readChildResults(resultsStore ?? bucketStore(clients.s3, Bucket), Key);
   const done = children.flatMap((child) => (child.Status === 'SUCCEEDED' && child.Output !== undefined ? [/** @type {ImportSummary} */ (JSON.parse(child.Output))] : []));
-  const failed = children.filter((child) => child.Status !== 'SUCCEEDED').map((child) => ({ shard: shardIndexOf(child), error: child.Error ?? child.Status, cause: causeOf(child.Cause) }));
+  const failed = children.filter((child) => child.Status !== 'SUCCEEDED').map((child) => ({ shard: shardOfChild(child.Input) ?? 0, error: child.Error ?? child.Status, cause: causeOf(child.Cause) }));
   // The job's time: from the execution's start (shards run in waves) to now.
   const seconds = startedAt === undefined ? Math.max(0, ...done.map((part) => part.seconds ?? 0)) : Math.max(0, (Date.now() - Date.parse(startedAt)) / 1000);
   const total = sumSummaries(done, seconds);
@@ -168,12 +168,3 @@ function notDryRun(config) {
   return config;
 }
 
-/** The shard a child ran, from its input. @param {ChildResult} child */
-function shardIndexOf(child) {
-  try {
-    const input = JSON.parse(child.Input ?? '{}');
-    return /** @type {number | undefined} */ (input?.shard?.shard?.index) ?? 0;
-  } catch {
-    return undefined;
-  }
-}
