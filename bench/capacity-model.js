@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
- * A local HTTP endpoint that speaks DynamoDB's BatchWriteItem (and DescribeTable) and models what
- * limits a real table. See bench/README.md for what it models and what it leaves out.
+ * A local HTTP endpoint that speaks DynamoDB's BatchWriteItem (and DescribeTable; and PutItem, UpdateItem
+ * and DeleteItem, a conditional write mode's calls of one item) and models what limits a real table. See bench/README.md for what it models and what it leaves out.
  *
  * Modes, combinable:
  *  - sink: every call is accepted at once and its items counted (measures the client alone);
@@ -40,6 +40,7 @@ import { createTableModel, hashKey } from './table-model.js';
  * @property {'S' | 'N'} [keyType]   the partition key's type as DescribeTable gives it (default S)
  * @property {'S' | 'N'} [sortKeyType]  the sort key's (default S)
  * @property {string} [forward]      DynamoDB endpoint to write accepted items to
+ * @property {number} [conditionFails]  share of one-item calls (PutItem, UpdateItem) whose condition fails, 0..1
  */
 
 // Table names are 3-255 of [A-Za-z0-9_.-], so the name needs no unescaping.
@@ -48,6 +49,9 @@ const PUT_MARKER = Buffer.from('{"PutRequest":{"Item":');
 const DELETE_MARKER = Buffer.from('{"DeleteRequest":');
 const TABLE_BOUNDARY = Buffer.from('],"');
 const RETURN_TOTAL = Buffer.from('"ReturnConsumedCapacity":"TOTAL"');
+
+/** The one-item calls of a conditional write mode. */
+const ONE_ITEM_WRITES = /\.(PutItem|UpdateItem|DeleteItem)$/;
 
 /** Why a write was refused, as DynamoDB's ThrottlingReasons and error type say it. */
 const REFUSALS = {
@@ -67,7 +71,8 @@ export async function startCapacityModel(options = {}) {
   const startedSecond = Math.floor(performance.now() / 1000);
   /** @type {Array<{ wcu: number, throttledItems: number, calls: number, throttledCalls: number, partitions: number, capacity: number }>} */
   const perSecond = [];
-  const totals = { calls: 0, items: 0, wcu: 0, throttledItems: 0, throttledCalls: 0 };
+  const totals = { calls: 0, items: 0, wcu: 0, throttledItems: 0, throttledCalls: 0, conditionsFailed: 0 };
+  const conditionFails = options.conditionFails ?? 0;
 
   function thisSecond() {
     const index = Math.floor(performance.now() / 1000) - startedSecond;
@@ -108,6 +113,38 @@ export async function startCapacityModel(options = {}) {
       request.on('error', reject);
       request.end(body);
     });
+  }
+
+  /**
+   * A conditional write mode's call of one item (PutItem, UpdateItem, DeleteItem): its item (an update's
+   * key and values) costs what a batch's would; refused whole for capacity, or its condition failed at the
+   * share asked (it consumes capacity all the same, as DynamoDB's do).
+   * @param {any} request
+   * @returns {{ status: number, body: string }}
+   */
+  function oneItem(request) {
+    const second = thisSecond();
+    second.calls++;
+    totals.calls++;
+    const item = request.Item ?? { ...request.Key, ...request.ExpressionAttributeValues };
+    const cost = costOf(item);
+    const outcome = table === undefined ? 'ok' : table.write(cost.at, cost.units);
+    if (outcome !== 'ok') {
+      second.throttledItems++;
+      second.throttledCalls++;
+      totals.throttledItems++;
+      totals.throttledCalls++;
+      const { reason, type } = REFUSALS[outcome];
+      return { status: 400, body: JSON.stringify({ __type: `com.amazonaws.dynamodb.v20120810#${type}`, message: `The table's write capacity was exceeded (capacity model: ${reason})`, ThrottlingReasons: [{ reason, resource: `arn:aws:dynamodb:us-east-1:000000000000:table/${request.TableName}` }] }) };
+    }
+    second.wcu += cost.units;
+    totals.wcu += cost.units;
+    if (request.ConditionExpression !== undefined && Math.random() < conditionFails) {
+      totals.conditionsFailed++;
+      return { status: 400, body: JSON.stringify({ __type: 'com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException', message: 'The conditional request failed' }) };
+    }
+    totals.items++;
+    return { status: 200, body: request.ReturnConsumedCapacity === 'TOTAL' ? `{"ConsumedCapacity":{"TableName":${JSON.stringify(request.TableName)},"CapacityUnits":${cost.units}}}` : '{}' };
   }
 
   /**
@@ -248,6 +285,7 @@ export async function startCapacityModel(options = {}) {
     try {
       const sink = table === undefined && forwardUrl === undefined;
       if (target.endsWith('.BatchWriteItem')) answer = (sink ? sinkFastPath(raw) : undefined) ?? (await batchWrite(req.headers, JSON.parse(body())));
+      else if (ONE_ITEM_WRITES.test(target) && forwardUrl === undefined) answer = oneItem(JSON.parse(body()));
       else if (target.endsWith('.DescribeTable') && forwardUrl === undefined) answer = describeTable(JSON.parse(body()));
       else if (forwardUrl !== undefined) answer = await send(req.headers, body());
       else answer = { status: 400, body: JSON.stringify({ __type: 'com.amazon.coral.service#UnknownOperationException', message: `capacity model: ${target} is not modelled` }) };

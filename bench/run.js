@@ -7,7 +7,7 @@
  *
  *   npm run bench                      the full set (about 15 minutes on the 2-core machine)
  *   npm run bench -- --quick           smaller files, one run each: a smoke test of the bench itself
- *   npm run bench -- --only seed,growth  some sections: client, capacity, seed, growth, shards, memory, dry, generator, e2e
+ *   npm run bench -- --only seed,growth  some sections: client, capacity, seed, growth, shards, modes, memory, dry, generator, e2e
  *   npm run bench -- --only client --baseline COMMIT   the client's CPU beside another build
  */
 import { S3Client } from '@aws-sdk/client-s3';
@@ -25,7 +25,7 @@ import { IP_RANGE_IMPORT, IP_RANGE_TABLE, ipRangesCsv } from './ip-ranges.js';
 import { baselineWorker, BUCKET, fmt, generatorRun, importAgainst, inTurn, median, node22, parserFloorRun, root, runWorker } from './runner.js';
 import { hashKey, idealImport } from './table-model.js';
 
-const SECTIONS = ['client', 'capacity', 'seed', 'growth', 'shards', 'memory', 'dry', 'generator', 'e2e'];
+const SECTIONS = ['client', 'capacity', 'seed', 'growth', 'shards', 'modes', 'memory', 'dry', 'generator', 'e2e'];
 const { values: flags } = parseArgs({ options: { quick: { type: 'boolean', default: false }, only: { type: 'string' }, baseline: { type: 'string' } } });
 const quick = flags.quick ?? false;
 const only = new Set((flags.only ?? SECTIONS.join(',')).split(',').map((name) => name.trim()));
@@ -114,6 +114,7 @@ async function main() {
     if (only.has('seed')) await seedSection(ipRanges, env, how);
     if (only.has('growth')) await growthSection(await ipRanges(scale(300_000), 'slash8', true), env, how);
     if (only.has('shards')) await shardsSection(await people('random-100k.csv', scale(100_000)), env, how);
+    if (only.has('modes')) await modesSection(await people('random-100k.csv', scale(100_000)), env, how);
     if (only.has('memory') || only.has('dry')) {
       const small = await people('random-100k.csv', scale(100_000));
       const large = await people('random-3m.csv', scale(3_000_000));
@@ -404,6 +405,64 @@ async function shardsSection(data, env, how) {
   );
   writeFileSync(path.join(out, 'shards.svg'), await renderScenarioChart(run, `${shards} shards, ${atOnce} at once, sharing maxWcu ${fmt(cap)} on a 20,000 WCU table`));
   results.shards = strip(run);
+}
+
+/** The write modes as the bench runs them: the people file's balance (N) is newer's version. */
+const WRITE_MODES = /** @type {const} */ ([
+  ['put', {}],
+  ['if-absent', { writeMode: 'if-absent' }],
+  ['newer', { writeMode: 'newer', versionColumn: 'balance' }],
+  ['update', { writeMode: 'update' }],
+]);
+
+/**
+ * The conditional write modes (issue 40), a call per row: against the sink, each mode's calls/s and CPU per
+ * row beside put's, run in turn; on the table model, each conditional mode's rate against the table's
+ * ceiling. The model's table is one this machine's client can drive with calls of one row: about 150 us of
+ * CPU each (HTTP and signing), so at most some 5,000 calls/s from one process against an instant sink
+ * on these 2 cores, the sink beside it. Provisioned 3,000 WCU at 10 ms (30 calls in flight at least),
+ * one condition in ten failing (it consumes capacity all the same). docs/design/write-modes.md.
+ * @param {{ key: string, rows: number }} data
+ * @param {Record<string, string>} env @param {{ node: string }} how
+ */
+async function modesSection(data, env, how) {
+  const sinkData = data;
+  const tableData = data;
+  const typed = { columnTypes: 'balance:N,active:BOOL' };
+  /** @type {Record<string, import('./runner.js').RunResult[]>} */
+  const sinkRuns = Object.fromEntries(WRITE_MODES.map(([mode]) => [mode, []]));
+  for (let i = 0; i < RUNS; i++) {
+    for (const [mode, options] of WRITE_MODES) sinkRuns[mode].push(await importAgainst({}, sinkData, env, { ...typed, ...options }, how));
+  }
+  const cpuPer100k = (/** @type {import('./runner.js').RunResult} */ run) => (run.cpuSeconds / run.summary.rowsRead) * 100_000;
+  const putCpu = median(sinkRuns.put.map(cpuPer100k));
+  for (const [mode] of WRITE_MODES) {
+    const runs = sinkRuns[mode];
+    const cpu = median(runs.map(cpuPer100k));
+    const calls = median(runs.map((run) => run.summary.calls / run.seconds));
+    const rows = median(runs.map((run) => (run.summary.written + run.summary.skipped) / run.seconds));
+    record(
+      `write mode ${mode} against the sink, ${sinkData.rows.toLocaleString('en-US')} rows`,
+      `${fmt(calls)} calls/s, ${fmt(rows)} rows/s; CPU ${cpu.toFixed(2)} s per 100,000 rows = ${(cpu / putCpu).toFixed(2)} x put's (medians of ${runs.length}, run in turn)`,
+      mode === 'put' ? 'reported: the yardstick' : 'reported: a call per row, beside put\'s call per 25',
+      undefined,
+    );
+  }
+  results.modesSink = Object.fromEntries(Object.entries(sinkRuns).map(([mode, runs]) => [mode, runs.map(strip)]));
+  const model = { wcu: 3_000, latencyMs: 10, splitForHeat: false, conditionFails: 0.1 };
+  const minimum = tableData.rows / model.wcu;
+  for (const [mode, options] of WRITE_MODES.slice(1)) {
+    const run = await importAgainst(model, tableData, env, { ...typed, ...options }, how);
+    const ratio = minimum / run.seconds;
+    const all = run.summary.written + run.summary.skipped === tableData.rows;
+    record(
+      `write mode ${mode}, provisioned 3,000 WCU/s at 10 ms, ${tableData.rows.toLocaleString('en-US')} rows, 10% of conditions failing`,
+      `${run.seconds.toFixed(1)} s = ${ratio.toFixed(3)} x the table's ceiling (minimum ${minimum.toFixed(0)} s); ${fmt(run.summary.written)} written, ${fmt(run.summary.skipped)} skipped; throttled calls ${((run.summary.throttledCalls / Math.max(1, run.summary.calls)) * 100).toFixed(1)}%`,
+      '>= 0.9 x the ceiling, every row written or skipped',
+      ratio >= 0.9 && all,
+    );
+    results[`modeTable-${mode}`] = strip(run);
+  }
 }
 
 /**

@@ -58,7 +58,7 @@ export function createLiveView({ stream, label, dryRun = false, now = () => perf
     const share = total === undefined ? `${megabytes(line.byte)} read (compressed: size unknown)` : `${percent(line.byte, total)} of ${megabytes(total)}`;
     progress.setTotal(Math.max(total ?? line.byte, 1));
     progress.update(line.byte, { label, share, clock: `elapsed ${duration(elapsed)}${eta === undefined ? '' : `  ETA ${duration(eta)}`}${note}` });
-    rows.update(0, { text: `rows  read ${count(line.rowsRead)}  ${dryRun ? 'would write' : 'written'} ${count(line.written)}  ${dryRun ? 'would reject' : 'rejected'} ${count(line.rejected)}${reasons(line.rejectedByReason)}` });
+    rows.update(0, { text: `rows  read ${count(line.rowsRead)}  ${dryRun ? 'would write' : 'written'} ${count(line.written)}  ${dryRun ? 'would reject' : 'rejected'} ${count(line.rejected)}${reasons(line.rejectedByReason)}${line.skipped > 0 ? `  skipped ${count(line.skipped)}` : ''}` });
     if (dryRun) {
       rates.update(0, { text: `rate  ${count(line.rowsPerSecond)} rows/s now, ${count(line.averageRowsPerSecond)} avg (read and checked; nothing is sent)` });
       return;

@@ -141,15 +141,18 @@ export function formatJobStatus(status, locate) {
   // A delete job's rows are deleted, not written: its table says so.
   const deletes = (status.total.deleted ?? 0) > 0;
   const done = deletes ? 'deleted' : 'written';
-  const rows = [['shard', 'state', 'rows read', done, 'rejected', 'rows/s', 'runner', 'rejects files / error']];
+  // A conditional write mode's skipped rows get a column once any shard has one.
+  const skips = status.shards.some((shard) => (shard.skipped ?? 0) > 0);
+  const skipped = (/** @type {{ skipped?: number }} */ counts) => (skips ? [n(counts.skipped ?? 0)] : []);
+  const rows = [['shard', 'state', 'rows read', done, 'rejected', ...(skips ? ['skipped'] : []), 'rows/s', 'runner', 'rejects files / error']];
   for (const shard of status.shards) {
     const runner = shard.runner === undefined ? '' : 'pid' in shard.runner ? `pid ${shard.runner.pid}` : shard.runner.logStream;
     // In a job over many objects, each shard's line names its object.
     const object = plan?.shards[shard.shard]?.key;
     const detail = shard.error ?? [...(object === undefined ? [] : [object]), ...(shard.rejectsObjects ?? []).map(locate)].join(' ');
-    rows.push([String(shard.shard + 1), shard.state, n(shard.rowsRead), n(deletes ? shard.deleted : shard.written), n(shard.rejected), n(shard.rowsPerSecond), runner, detail]);
+    rows.push([String(shard.shard + 1), shard.state, n(shard.rowsRead), n(deletes ? shard.deleted : shard.written), n(shard.rejected), ...skipped(shard), n(shard.rowsPerSecond), runner, detail]);
   }
   const t = status.total;
-  rows.push(['total', t.state, n(t.rowsRead), n(deletes ? t.deleted : t.written), n(t.rejected), n(t.rowsPerSecond), '', `${t.seconds} s, books ${t.balanced ? 'balanced' : 'open'}`]);
-  return [head, ...textTable(rows, (c) => c >= 2 && c <= 5)].join('\n');
+  rows.push(['total', t.state, n(t.rowsRead), n(deletes ? t.deleted : t.written), n(t.rejected), ...skipped(t), n(t.rowsPerSecond), '', `${t.seconds} s, books ${t.balanced ? 'balanced' : 'open'}`]);
+  return [head, ...textTable(rows, (c) => c >= 2 && c <= (skips ? 6 : 5))].join('\n');
 }

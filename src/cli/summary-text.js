@@ -14,6 +14,9 @@ import { textTable } from './text-table.js';
  * @property {number} rejected
  * @property {Record<string, number>} [rejectedByReason]
  * @property {number} [duplicatesCollapsed]
+ * @property {number} [skipped]
+ * @property {Record<string, number>} [skippedByReason]
+ * @property {number[]} [skippedLines]
  * @property {number} [wcuConsumed]
  * @property {number} [throttledItems]
  * @property {Record<string, number>} [throttledCallsByReason]
@@ -42,9 +45,10 @@ export function summaryText(summary, { source, table, locate }) {
     ...(summary.deleted ? [['deleted', n(summary.deleted), 'items whose keys the file names']] : []),
     ['rejected', n(summary.rejected), reasons],
     ['duplicates collapsed', n(summary.duplicatesCollapsed), 'a later row of the file has the same key'],
+    ...(summary.skippedByReason === undefined ? [] : [['skipped', n(summary.skipped), skips(summary.skippedByReason, summary.skippedLines ?? [], n)]]),
     ['write capacity used', n(summary.wcuConsumed), 'WCU'],
     ['throttled items', n(summary.throttledItems), `${n(summary.retries)} calls re-sent${throttleReasons(summary.throttledCallsByReason)}`],
-    ['books', summary.balanced ? 'balanced' : 'OPEN', summary.balanced ? `read = written${summary.deleted ? ' + deleted' : ''} + rejected + collapsed` : 'rows are unaccounted for: see the log'],
+    ['books', summary.balanced ? 'balanced' : 'OPEN', summary.balanced ? `read = written${summary.deleted ? ' + deleted' : ''} + rejected + collapsed${summary.skippedByReason === undefined ? '' : ' + skipped'}` : 'rows are unaccounted for: see the log'],
   ];
   const lines = [
     `${source} → ${table}: ${summary.balanced ? 'done' : 'done, books open'} in ${summary.seconds.toFixed(1)} s, ${n(summary.rowsPerSecond)} rows/s`,
@@ -55,6 +59,16 @@ export function summaryText(summary, { source, table, locate }) {
   ];
   return lines.join('\n');
 }
+
+/** What the skipped row says: the reasons, and the first lines. @param {Record<string, number>} byReason @param {number[]} lines @param {(value: number) => string} n */
+function skips(byReason, lines, n) {
+  const total = Object.values(byReason).reduce((sum, count) => sum + count, 0);
+  const reasons = Object.entries(byReason).map(([reason, count]) => `${reason} ${n(count)}`).join(', ');
+  return `${reasons} (line${lines.length === 1 ? '' : 's'} ${lines.join(', ')}${total > lines.length ? ', ...' : ''})`;
+}
+
+/** Which of a key's rows the table ends with, by write mode. */
+const REPEATS = { put: 'the later row wins', 'if-absent': 'the first row wins (the others are skipped)', newer: 'the highest version wins', update: 'each is merged into the item in turn' };
 
 /**
  * A dry run's report, for people.
@@ -70,9 +84,10 @@ export function dryRunText(report, { source }) {
   /** @type {string[][]} */
   const rows = [
     ['rows read', n(report.rowsRead), ''],
-    ['would write', n(report.wouldWrite), `${report.wouldDelete > 0 ? `and delete ${n(report.wouldDelete)}; ` : ''}${n(keys.distinct)} distinct keys (${keys.exact ? 'exact' : `estimated: past ${n(keys.exactUpTo)} keys`})${keys.repeatedRows > 0 ? `; ${n(keys.repeatedRows)} rows repeat an earlier row's key: the later row wins` : ''}`],
+    ['would write', n(report.wouldWrite), `${report.wouldDelete > 0 ? `and delete ${n(report.wouldDelete)}; ` : ''}${n(keys.distinct)} distinct keys (${keys.exact ? 'exact' : `estimated: past ${n(keys.exactUpTo)} keys`})${keys.repeatedRows > 0 ? `; ${n(keys.repeatedRows)} rows repeat an earlier row's key: ${REPEATS[report.writeMode]}` : ''}`],
     ['would reject', n(report.wouldReject), reasons[0] ?? ''],
     ...reasons.slice(1).map((reason) => ['', '', reason]),
+    ...(report.writeModeNote === undefined ? [] : [['write mode', report.writeMode, `${n(report.calls)} calls: ${report.writeModeNote}`]]),
     ['item size', `${n(report.itemBytes.average)} B`, `on average; largest ${n(report.itemBytes.largest)} B, ${(report.itemBytes.total / 1e6).toFixed(1)} MB in all`],
     ['write capacity', n(report.writeCapacity.table), `WCU in the table`],
     ...report.writeCapacity.indexes.map((index) => ['', n(index.wcu), `WCU in ${index.kind} index ${index.name} (${n(index.items)} items)`]),

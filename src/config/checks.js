@@ -73,6 +73,7 @@ export function crossCheck(config) {
     throw new ConfigError('generateKey', true, `generated keys are UUID strings, but keyColumn "${config.keyColumn}" is typed ${config.columnTypes[config.keyColumn]} in columnTypes`);
   }
   checkShaping(config);
+  checkWriteMode(config);
   if (config.generateKey && config.mode === 'delete') {
     throw new ConfigError('generateKey', true, 'a delete names the keys of the items to delete: they come from the file, not generated; leave generateKey out');
   }
@@ -105,5 +106,37 @@ function checkShaping(config) {
     if (keys.includes(from) && from !== to && !Object.values(config.rename).includes(from)) {
       throw new ConfigError('rename', `${from}:${to}`, `renames the key column "${from}" away; the key is named as it is written, after the renames: name it "${to}" (keyColumn or sortKeyColumn)`);
     }
+  }
+}
+
+/**
+ * A write mode against the options it reads: `newer` needs a version column, which only it and
+ * `update` read; a delete has no condition; the version is an attribute of the item, not its key.
+ * @param {ImportConfig} config
+ */
+function checkWriteMode(config) {
+  const { writeMode, versionColumn } = config;
+  if (writeMode !== 'put' && config.mode === 'delete') {
+    throw new ConfigError('writeMode', writeMode, 'a delete removes each row\'s item whatever it holds: leave writeMode out with mode delete');
+  }
+  if (writeMode === 'newer' && versionColumn === undefined) {
+    throw new ConfigError('versionColumn', undefined, 'writeMode newer writes a row only where its version is higher than the item\'s: name the column it compares with versionColumn');
+  }
+  if (versionColumn === undefined) return;
+  if (writeMode !== 'newer' && writeMode !== 'update') {
+    throw new ConfigError('versionColumn', versionColumn, `only writeMode newer and update compare versions (writeMode is ${writeMode}): set writeMode to newer, or leave versionColumn out`);
+  }
+  if (versionColumn === config.keyColumn || versionColumn === config.sortKeyColumn) {
+    throw new ConfigError('versionColumn', versionColumn, 'is a key column, the same in the row and the item it would replace: name an attribute that grows with each change, e.g. updated_at');
+  }
+  if (config.drop.includes(versionColumn) && !Object.values(config.rename).includes(versionColumn)) {
+    throw new ConfigError('versionColumn', versionColumn, 'is dropped (drop): a row needs its version to be compared; leave it out of drop');
+  }
+  if (versionColumn in config.rename && !Object.values(config.rename).includes(versionColumn)) {
+    throw new ConfigError('versionColumn', versionColumn, `is renamed to "${config.rename[versionColumn]}"; the version is named as it is written: name it "${config.rename[versionColumn]}"`);
+  }
+  const type = config.columnTypes[versionColumn];
+  if (type !== undefined && type !== 'N' && type !== 'S') {
+    throw new ConfigError('columnTypes', `${versionColumn}:${type}`, 'the version column is compared as a number (N) or as text (S)');
   }
 }

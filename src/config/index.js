@@ -5,10 +5,10 @@
  */
 import { ConfigError } from '../errors.js';
 import { checkSource, checkTableAllowed, crossCheck } from './checks.js';
-import { OPTION_SPECS } from './options.js';
+import { DEFAULT_CONCURRENCY, OPTION_SPECS } from './options.js';
 import { emptyToUndefined } from './values.js';
 
-export { LATER_WRITE_DEFAULTS, MAX_SHARDS, OPTION_NAMES, OPTION_VARIABLES, WRITE_OPTIONS } from './options.js';
+export { DEFAULT_CONCURRENCY, LATER_WRITE_DEFAULTS, MAX_SHARDS, WRITE_MODES, OPTION_NAMES, OPTION_VARIABLES, WRITE_OPTIONS } from './options.js';
 export { isCollection, isManifestSummary, MANIFEST_SUMMARY, runningInLambda } from './source-kind.js';
 
 /** @typedef {import('./values.js').Format} Format */
@@ -21,7 +21,10 @@ export { isCollection, isManifestSummary, MANIFEST_SUMMARY, runningInLambda } fr
  * @typedef {{ -readonly [Row in OptionRow as Row['name']]: ReturnType<Row['parse']> }} ParsedOptions
  */
 
-/** The resolved options: the table's region defaults to the clients'. @typedef {Omit<ParsedOptions, 'tableRegion'> & { tableRegion: string }} ImportConfig */
+/**
+ * The resolved options: the table's region defaults to the clients', the window's ceiling to the write mode's.
+ * @typedef {Omit<ParsedOptions, 'tableRegion' | 'concurrency'> & { tableRegion: string, concurrency: number }} ImportConfig
+ */
 
 /**
  * The options of some groups: what a stage reads.
@@ -53,6 +56,7 @@ export function resolveConfig(payload, env) {
   // Rejects and status go beside the source unless the deployment names a bucket of its own for them.
   config.outputBucket ??= config.bucket;
   config.tableRegion ??= config.region;
+  config.concurrency ??= config.writeMode === 'put' ? DEFAULT_CONCURRENCY.batch : DEFAULT_CONCURRENCY.item;
   const result = /** @type {ImportConfig} */ (config);
   crossCheck(result);
   checkTableAllowed(payload.table, env.TABLE_NAME, result.allowedTables);

@@ -109,7 +109,7 @@ function isHeader(value) {
 }
 
 /** Counters added after checkpoints were first written: a checkpoint from before may lack them. */
-const LATER_TOTALS = new Set(['deleted']);
+const LATER_TOTALS = new Set(['deleted', 'skipped']);
 
 /**
  * Checks a checkpoint that came in a payload (from the function itself, or from a user resuming a job).
@@ -137,6 +137,8 @@ export function parseCheckpoint(raw, name) {
     (c.format === undefined || FORMATS.has(c.format)) &&
     c.totals.rejectedByReason !== null && typeof c.totals.rejectedByReason === 'object' &&
     Object.values(c.totals.rejectedByReason).every(isCount) &&
+    (c.totals.skippedByReason === undefined || (c.totals.skippedByReason !== null && typeof c.totals.skippedByReason === 'object' && Object.values(c.totals.skippedByReason).every(isCount))) &&
+    (c.totals.skippedLines === undefined || (Array.isArray(c.totals.skippedLines) && c.totals.skippedLines.every((/** @type {unknown} */ n) => Number.isInteger(n)))) &&
     (c.totals.throttledCallsByReason === undefined || (c.totals.throttledCallsByReason !== null && typeof c.totals.throttledCallsByReason === 'object' && Object.values(c.totals.throttledCallsByReason).every(isCount))) &&
     Array.isArray(c.rejectsObjects) && c.rejectsObjects.every((/** @type {unknown} */ k) => typeof k === 'string') &&
     Array.isArray(c.rejectSample) &&

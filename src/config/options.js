@@ -10,6 +10,15 @@ import {
   oneOf, optional, optionalString, optionalUrl, price, renames, requiredString, setSeparator, suffixList, tableList, tableName,
 } from './values.js';
 
+/** How a row is written: `put` in BatchWriteItem calls, the others one conditional call per row. */
+export const WRITE_MODES = /** @type {const} */ (['put', 'if-absent', 'newer', 'update']);
+
+/**
+ * The window's ceiling when `concurrency` is not set: calls of 25 rows, or of one (conditional modes: 64
+ * one-row calls keep a table of 6,000 writes/s busy at 10 ms, more than one process sends; more cost CPU).
+ */
+export const DEFAULT_CONCURRENCY = { batch: 32, item: 64 };
+
 /** Most shards one job may have: each is a concurrent Lambda invocation (or worker process). */
 export const MAX_SHARDS = 1000;
 
@@ -93,9 +102,11 @@ export const OPTIONS = /** @type {const} */ ([
   { name: 'fromRejects', group: 'rows', writes: true, flag: '--from-rejects', fallback: false, parse: boolean, help: 'the file is a fixed rejects file: skip its line, reason and message columns' },
   { name: 'drop', group: 'rows', writes: true, later: [], flag: '--drop', value: 'columns', fallback: [], shown: 'none', parse: columnList, help: 'columns (as the file names them) not written, e.g. notes,internal_id' },
   { name: 'rename', group: 'rows', writes: true, later: {}, flag: '--rename', value: 'list', fallback: {}, shown: 'none', parse: renames, help: 'columns written under other names, e.g. user_id:id,mail:email (the key, --types and --sort-key name them as renamed)' },
+  { name: 'writeMode', group: 'rows', writes: true, later: 'put', flag: '--write-mode', value: 'mode', fallback: 'put', parse: oneOf(WRITE_MODES), help: 'put (overwrite), if-absent (insert only), newer (where --version-column is higher) or update (merge into the item)', docs: "`put`: each row's item replaces the table's (BatchWriteItem, 25 rows a call); `if-absent`: written only where the table has no item with its key; `newer`: only where the table has none, or its `versionColumn` is lower than the row's; `update`: the row's attributes merged into the item (UpdateItem SET; with `versionColumn`, only where it is lower). A row whose condition fails is skipped, not rejected; the conditional modes send one call per row ([Write modes](write-modes.md))" },
+  { name: 'versionColumn', group: 'rows', writes: true, later: undefined, flag: '--version-column', value: 'column', parse: optionalString, help: 'with --write-mode newer or update: the column compared (N, or S as ISO 8601 text); a row is written only where the item\'s is lower', docs: "with `writeMode` `newer` (required) or `update`: the attribute compared, as written (after renames); N compared as numbers, S as text (ISO 8601 times in one zone and precision sort as text does). A row without it, or with another type, is rejected (`INVALID_VERSION`)" },
 
   // How fast, and how hard to try.
-  { name: 'concurrency', group: 'write', env: 'CONCURRENCY', flag: '--concurrency', value: 'n', fallback: 32, parse: integerIn(1, 1024), help: 'most BatchWriteItem calls in flight (the adaptive window\'s ceiling)' },
+  { name: 'concurrency', group: 'write', env: 'CONCURRENCY', flag: '--concurrency', value: 'n', shown: `${DEFAULT_CONCURRENCY.batch}; ${DEFAULT_CONCURRENCY.item} with a conditional --write-mode`, parse: optional(integerIn(1, 1024)), help: 'most calls in flight (the adaptive window\'s ceiling)', docs: `most calls in flight, the adaptive window's ceiling: ${DEFAULT_CONCURRENCY.batch} BatchWriteItem calls of 25 rows by default, ${DEFAULT_CONCURRENCY.item} one-row calls with a conditional \`writeMode\`` },
   { name: 'adaptiveConcurrency', group: 'write', env: 'ADAPTIVE_CONCURRENCY', fallback: true, parse: boolean, help: 'grow and cut the window with the table\'s answers (AIMD)', docs: "AIMD window (grows while calls succeed whole, halves on throttling) and adaptive pace (rate learned from the table); `false` keeps the window at `concurrency`, unpaced" },
   { name: 'minConcurrency', group: 'write', env: 'MIN_CONCURRENCY', flag: '--min-concurrency', value: 'n', fallback: 1, parse: integerIn(1, 1024), help: 'the adaptive window\'s floor' },
   { name: 'maxWcu', group: 'write', env: 'MAX_WCU', flag: '--max-wcu', value: 'n', shown: 'no cap', parse: optional(integerIn(1, 10_000_000)), help: 'most write capacity units per second, for the whole job', docs: "most write capacity units consumed per second, to leave headroom on a table that serves traffic; for a sharded job, the whole job's (each shard gets its share). Under a cap below 500, a call carries at most a twentieth of a second's worth (at least one item), so that no second passes the cap by more than 5% plus one item" },

@@ -19,6 +19,7 @@ import { ceilingOf, checkRecoverable, tableFacts } from '../write/table-facts.js
 import { jobIdOf, segmentStart } from '../state/checkpoint.js';
 import { IMPORT_FROM_S3_USD_PER_GB, NEW_ON_DEMAND_WRITES_PER_SECOND, ON_DEMAND_USD_PER_MILLION_WRITES, PRICES_READ_ON } from './prices.js';
 import { readRows } from '../segment/read-rows.js';
+import { createItemRequests } from '../write/item-requests.js';
 
 /** Lines listed per reject reason. */
 const LINES_PER_REASON = 5;
@@ -42,7 +43,9 @@ export async function runDryRun(config, { clients, logger, stop }) {
   const cost = createWriteCost(table);
   // The same records and items stages as an import's, so that the dry run rejects what the import would;
   // an item's JSON is read only for its secondary indexes.
-  const stages = rowStages({ format, config, start, source: input.source, keys: tableKeysOf(table), sized: true, json: cost.indexes.length > 0 });
+  // A conditional write mode's rows are checked as their calls would be (a version to compare).
+  const refusalOf = versionRefusals(config, tableKeysOf(table));
+  const stages = rowStages({ format, config, start, source: input.source, keys: tableKeysOf(table), sized: true, json: cost.indexes.length > 0 || refusalOf !== undefined });
   const jobId = jobIdOf(config, input.source.etag);
   const totalBytes = input.gzip ? undefined : input.source.contentLength;
   const stats = createStats();
@@ -73,6 +76,11 @@ export async function runDryRun(config, { clients, logger, stop }) {
         // Each row's own operation (a delete mode's, or an incremental export's Keys line). A delete's cost is
         // the size of the item it deletes, which the file does not hold: one unit at least.
         const deletes = entry.op === 'delete';
+        const refusal = deletes ? undefined : refusalOf?.(entry);
+        if (refusal !== undefined) {
+          reject(refusal, entry.line);
+          return undefined;
+        }
         const row = deletes ? { itemBytes: 0, wcu: 1, refused: undefined } : cost.costOfWire(entry.json, entry.bytes, indexWcu, indexItems);
         if (row.refused !== undefined) {
           reject({ reason: 'REJECTED_BY_TABLE', message: row.refused }, entry.line);
@@ -152,6 +160,10 @@ function reportOf({ config, table, facts, pointInTimeRecovery, complete, jobId, 
     table: config.table,
     format,
     mode: config.mode,
+    writeMode: config.writeMode,
+    // BatchWriteItem calls of 25 rows (at most), or a conditional mode's call per row.
+    calls: config.writeMode === 'put' ? Math.ceil(rows / 25) : rows,
+    ...(config.writeMode === 'put' ? {} : { writeModeNote: WRITE_MODE_NOTES[config.writeMode] }),
     ...(stats.deleted > 0 ? { deleteNote: 'a delete costs the size of the item it deletes, which the file does not hold: write capacity, cost and time are each at least what is shown (1 WCU per key), index writes are not counted' } : {}),
     rowsRead: stats.rowsRead,
     wouldWrite: stats.written,
@@ -194,3 +206,27 @@ function reportOf({ config, table, facts, pointInTimeRecovery, complete, jobId, 
 }
 
 /** @typedef {ReturnType<typeof dryRunReport>} DryRunReport */
+
+/**
+ * What a dry run assumes of a conditional write mode: it does not read the table's items, so it cannot
+ * tell which rows their conditions will skip, and counts each as the call it is.
+ */
+const WRITE_MODE_NOTES = {
+  'if-absent': 'each row is a PutItem call of its own; a row whose key the table holds is skipped, and still consumes write capacity (DynamoDB charges a failed condition by the size of the item it found): capacity, cost and time assume each row costs its own size, as if none were skipped',
+  newer: 'each row is a PutItem call of its own; a row not newer than the item is skipped, and still consumes write capacity (DynamoDB charges a failed condition by the size of the item it found): capacity, cost and time assume each row costs its own size, as if none were skipped',
+  update: 'each row is an UpdateItem call of its own, which DynamoDB charges by the larger of the item before and after it: capacity, cost and time assume each row costs its own size, the least it can (items that grow, or are larger than the row, cost more)',
+};
+
+/**
+ * How a dry run finds the rows a conditional mode's call would refuse (no version to compare), if the mode compares versions.
+ * @param {Readonly<import('../config/index.js').ImportConfig>} config @param {import('../write/table-check.js').TableKeys} keys
+ * @returns {((entry: import('../types.js').Entry) => { reason: string, message: string } | undefined) | undefined}
+ */
+function versionRefusals(config, keys) {
+  if (config.versionColumn === undefined || config.writeMode === 'put' || config.writeMode === 'if-absent') return undefined;
+  const requestOf = createItemRequests({ table: config.table, writeMode: config.writeMode, versionColumn: config.versionColumn, keys });
+  return (entry) => {
+    const request = requestOf(entry);
+    return 'operation' in request ? undefined : request;
+  };
+}

@@ -1,8 +1,12 @@
 /**
  * The counters of an import, listed once. The running stats, the totals a checkpoint carries to the next
  * segment, the summary and a sharded job's totals are all built from this list, and the books balance
- * by one rule: every row read is written (put or deleted), rejected or collapsed into a later row with its key.
+ * by one rule: every row read is written (put or deleted), rejected, collapsed into a later row with its
+ * key, or skipped (a conditional write mode's condition failed: the table's item stays).
  */
+
+/** Lines of skipped rows a summary names, the first ones. */
+export const SKIPPED_LINES_KEPT = 10;
 
 /** Counters that add up across segments and shards, in the order the summary shows them. */
 export const TOTALS = /** @type {const} */ ([
@@ -11,6 +15,7 @@ export const TOTALS = /** @type {const} */ ([
   'deleted', //             items DynamoDB deleted (a row of a delete, or a delete of an incremental export)
   'rejected', //            rows that will never be written, each with a reason
   'duplicatesCollapsed', // rows replaced by a later row with the same key in one batch
+  'skipped', //             rows whose write mode's condition failed (the item exists, or is not older)
   'retries', //             BatchWriteItem calls that re-sent items
   'throttledItems', //      items refused for capacity (unprocessed or in a throttled call)
   'throttledCalls', //      whole calls refused for capacity
@@ -24,8 +29,10 @@ const SUMMARY_NAMES = { wcu: 'wcuConsumed' };
 
 /** @typedef {(typeof TOTALS)[number]} TotalName */
 /**
- * @typedef {{ [name in TotalName]: number } & { rejectedByReason: Record<string, number>, throttledCallsByReason: Record<string, number> }} Totals
- *   throttledCallsByReason: calls refused for capacity, by each of the ThrottlingReasons DynamoDB gave
+ * @typedef {{ [name in TotalName]: number } & { rejectedByReason: Record<string, number>, throttledCallsByReason: Record<string, number>,
+ *   skippedByReason?: Record<string, number>, skippedLines?: number[] }} Totals
+ *   throttledCallsByReason: calls refused for capacity, by each of the ThrottlingReasons DynamoDB gave;
+ *   skippedByReason and skippedLines (the first SKIPPED_LINES_KEPT): rows skipped, once any is
  */
 /**
  * Totals plus what only the running segment has: calls under way now, the current window, and the byte
@@ -43,6 +50,8 @@ export function createStats(totals) {
   for (const name of TOTALS) stats[name] = totals?.[name] ?? 0;
   if (totals !== undefined) Object.assign(stats.rejectedByReason, totals.rejectedByReason);
   if (totals?.throttledCallsByReason !== undefined) Object.assign(stats.throttledCallsByReason, totals.throttledCallsByReason);
+  if (totals?.skippedByReason !== undefined) stats.skippedByReason = { ...totals.skippedByReason };
+  if (totals?.skippedLines !== undefined) stats.skippedLines = [...totals.skippedLines];
   return stats;
 }
 
@@ -54,6 +63,8 @@ export function createStats(totals) {
 export function totalsOf(stats) {
   const totals = /** @type {Totals} */ ({ rejectedByReason: { ...stats.rejectedByReason }, throttledCallsByReason: { ...stats.throttledCallsByReason } });
   for (const name of TOTALS) totals[name] = stats[name];
+  if (stats.skippedByReason !== undefined) totals.skippedByReason = { ...stats.skippedByReason };
+  if (stats.skippedLines !== undefined) totals.skippedLines = [...stats.skippedLines];
   return totals;
 }
 
@@ -68,11 +79,23 @@ export function countRejection(stats, reason) {
 }
 
 /**
- * Rows read that are neither written, rejected nor collapsed: zero when the books balance.
- * @param {{ rowsRead: number, written: number, deleted?: number, rejected: number, duplicatesCollapsed?: number }} counts
+ * Counts one skipped row under its reason, and its line among the first ones.
+ * @param {Totals} stats @param {string} reason @param {number} line
+ */
+export function countSkip(stats, reason, line) {
+  stats.skipped++;
+  const byReason = (stats.skippedByReason ??= Object.create(null));
+  byReason[reason] = (byReason[reason] ?? 0) + 1;
+  const lines = (stats.skippedLines ??= []);
+  if (lines.length < SKIPPED_LINES_KEPT) lines.push(line);
+}
+
+/**
+ * Rows read that are neither written, rejected, collapsed nor skipped: zero when the books balance.
+ * @param {{ rowsRead: number, written: number, deleted?: number, rejected: number, duplicatesCollapsed?: number, skipped?: number }} counts
  */
 export function unwrittenOf(counts) {
-  return counts.rowsRead - counts.written - (counts.deleted ?? 0) - counts.rejected - (counts.duplicatesCollapsed ?? 0);
+  return counts.rowsRead - counts.written - (counts.deleted ?? 0) - counts.rejected - (counts.duplicatesCollapsed ?? 0) - (counts.skipped ?? 0);
 }
 
 /**
@@ -89,6 +112,7 @@ export function summarize(totals, seconds) {
     .../** @type {SummaryFigures} */ (figures),
     rejectedByReason: { ...totals.rejectedByReason },
     throttledCallsByReason: { ...totals.throttledCallsByReason },
+    ...(totals.skippedByReason === undefined ? {} : { skippedByReason: { ...totals.skippedByReason }, skippedLines: [...(totals.skippedLines ?? [])].sort((x, y) => x - y) }),
     seconds: round(seconds, 3),
     rowsPerSecond: Math.round((totals.written + totals.deleted) / Math.max(seconds, 1e-3)),
     balanced: unwrittenOf(totals) === 0,
@@ -113,7 +137,11 @@ export function sumSummaries(parts, seconds) {
   for (const part of parts) {
     for (const [reason, n] of Object.entries(part.rejectedByReason ?? {})) totals.rejectedByReason[reason] = (totals.rejectedByReason[reason] ?? 0) + n;
     for (const [reason, n] of Object.entries(part.throttledCallsByReason ?? {})) totals.throttledCallsByReason[reason] = (totals.throttledCallsByReason[reason] ?? 0) + n;
+    for (const [reason, n] of Object.entries(part.skippedByReason ?? {})) (totals.skippedByReason ??= {})[reason] = (totals.skippedByReason[reason] ?? 0) + n;
+    // A shard's lines are its file's: the job's first ones are the first of all its shards'.
+    if (part.skippedLines !== undefined) totals.skippedLines = [...(totals.skippedLines ?? []), ...part.skippedLines];
   }
+  if (totals.skippedLines !== undefined) totals.skippedLines = totals.skippedLines.sort((a, b) => a - b).slice(0, SKIPPED_LINES_KEPT);
   return summarize(totals, seconds);
 }
 

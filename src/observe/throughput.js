@@ -12,6 +12,7 @@ import { round } from './counters.js';
  * @property {number} written
  * @property {number} rejected
  * @property {Record<string, number>} rejectedByReason  since the job started
+ * @property {number} skipped               rows a conditional write mode's condition kept out, since the job started
  * @property {number} byte                  of the source, after the last record read (decompressed, for gzip)
  * @property {number} rowsPerSecond         written in this interval, per second
  * @property {number} averageRowsPerSecond  since the segment started
@@ -50,6 +51,7 @@ export function startThroughputLog(stats, log, intervalMs, now = () => performan
       written: stats.written,
       rejected: stats.rejected,
       rejectedByReason: { ...stats.rejectedByReason },
+      skipped: stats.skipped,
       byte: stats.byte,
       rowsPerSecond: Math.round((stats.written - last.written) / intervalSeconds),
       averageRowsPerSecond: Math.round((stats.written - writtenBefore) / Math.max(elapsed, 1e-3)),

@@ -102,7 +102,7 @@ async function importSegment(config, { clients, logger, stopBy = Infinity, deadl
   // A spread opens a reader per range: the segment's own is not read.
   if (spread !== undefined) input.close();
   const report = await startSegmentReport({ config, store, logger, start, jobId, source, totalBytes: input.gzip ? undefined : source.contentLength, header: () => (format === 'csv' ? rows.header : ['record']), publishMetrics });
-  const { writer, shuffle, tooLong } = startWriting({ config, clients, start, facts, spread, report, deadline, abandon, cleanup });
+  const { writer, shuffle, tooLong } = startWriting({ config, clients, start, facts, keys, spread, report, deadline, abandon, cleanup });
   const stopNow = () => stop?.aborted === true || tooLong();
   try {
     // Rows the previous segment left to write go first: they are older than any row this segment reads.
@@ -183,10 +183,10 @@ async function spreadRangesOf(config, start, input, body, format, rows, onHeader
 /**
  * The writer, the shuffle window in front of it, and what gives the writes up before Lambda ends the
  * invocation: each released by the segment's cleanup.
- * @param {{ config: Config, clients: import('../clients.js').Clients, start: Start, facts: ReturnType<typeof tableFacts>, spread: SpreadRanges | undefined,
- *   report: Report, deadline: number, abandon: AbortSignal | undefined, cleanup: ReturnType<typeof createCleanup> }} options
+ * @param {{ config: Config, clients: import('../clients.js').Clients, start: Start, facts: ReturnType<typeof tableFacts>, keys: import('../write/table-check.js').TableKeys,
+ *   spread: SpreadRanges | undefined, report: Report, deadline: number, abandon: AbortSignal | undefined, cleanup: ReturnType<typeof createCleanup> }} options
  */
-function startWriting({ config, clients, start, facts, spread, report, deadline, abandon, cleanup }) {
+function startWriting({ config, clients, start, facts, keys, spread, report, deadline, abandon, cleanup }) {
   // The pace starts at the table's known ceiling, or at an on-demand table's warm throughput, which it takes
   // at once (this shard's share), not where throttling would find it; an on-demand table without a maximum
   // grows past its warm throughput when pushed, and the pace probes for that.
@@ -197,14 +197,19 @@ function startWriting({ config, clients, start, facts, spread, report, deadline,
   // its rows to the partitions with room, which it can do only while the pace offers all the table takes.
   const unevenKeys = spread !== undefined && spread.ranges.length > 1;
   const policy = writePolicyFor({ adaptive: config.adaptiveConcurrency, startRate, tableGrows, unevenKeys });
-  const writer = createBatchWriter({ ...optionsOf(config, ['write']), table: config.table, policy, client: clients.batchWrite, keyIdOf: keyIdReader(config), stats: report.stats, onReject: report.recordRejection });
+  const { writeMode, versionColumn } = config;
+  const writer = createBatchWriter({ ...optionsOf(config, ['write']), writeMode, versionColumn, keys, table: config.table, policy, client: clients.batchWrite, keyIdOf: keyIdReader(config), stats: report.stats, onReject: report.recordRejection });
   /** @type {ReturnType<typeof createShuffleWindow<import('../types.js').Entry>>} */
   const shuffle = createShuffleWindow(config.shuffleWindow, (entry) => writer.add(entry), {
     keyOf: (entry) => entry.keyId,
-    onCollapse(older, newer) {
-      report.stats.duplicatesCollapsed++;
-      supersede(newer, older);
-    },
+    // A conditional write mode applies every row of a key in turn: none replaces another.
+    onCollapse:
+      writeMode === 'put'
+        ? (older, newer) => {
+            report.stats.duplicatesCollapsed++;
+            supersede(newer, older);
+          }
+        : undefined,
   });
   // The hand-over must be made before Lambda ends the invocation, even if the drain estimate was wrong
   // (a table that stops answering): then the writes going on are given up and their rows handed on.
@@ -258,7 +263,7 @@ function readSpreadSegment({ config, clients, source, format, keys, spread, rows
     settled: writer.settled,
     // Half the rows the writer holds: a range's rows are then not queued behind a writer full of the
     // others', and the rows of a range on a hot partition, coming back throttled, hold it back sooner.
-    rowsInFlight: (config.concurrency * BATCH_SIZE) / 2,
+    rowsInFlight: (config.concurrency * (config.writeMode === 'put' ? BATCH_SIZE : 1)) / 2,
   });
 }
 

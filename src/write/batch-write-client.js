@@ -1,9 +1,9 @@
 /**
- * BatchWriteItem calls over keep-alive HTTP, signed with Signature Version 4 here rather than sent
- * through the SDK's middleware stack: the stack (endpoint rules, retry strategy, user agent, schema
- * walk, signer) cost a third of the import's CPU (bench/README.md). The SDK still resolves
- * the credentials and the endpoint, and sends every other call. test/unit/write/batch-write-client.test.js checks
- * the signature against the SDK's own signer. As the SDK does, an answer whose body does not match its
+ * BatchWriteItem calls (and the conditional modes' PutItem and UpdateItem) over keep-alive HTTP, signed
+ * with Signature Version 4 here rather than sent through the SDK's middleware stack: the stack (endpoint
+ * rules, retry strategy, user agent, schema walk, signer) cost a third of the import's CPU
+ * (bench/README.md). The SDK still resolves the credentials and the endpoint, and sends every other call.
+ * test/unit/write/batch-write-client.test.js checks the signature against the SDK's own signer. As the SDK does, an answer whose body does not match its
  * x-amz-crc32 header is retried rather than believed (a damaged "nothing unprocessed" would lose rows),
  * and a clock five minutes or more off the server's is corrected from its Date header.
  */
@@ -14,7 +14,7 @@ import { crc32 } from 'node:zlib';
 import { DynamoDBCallError } from '../errors.js';
 
 const SERVICE = 'dynamodb';
-const TARGET = 'DynamoDB_20120810.BatchWriteItem';
+const TARGET_PREFIX = 'DynamoDB_20120810.';
 const CONTENT_TYPE = 'application/x-amz-json-1.0';
 const CLOCK_SKEW_MS = 5 * 60 * 1000;
 
@@ -26,9 +26,11 @@ const CLOCK_SKEW_MS = 5 * 60 * 1000;
  * @property {Record<string, Array<{ PutRequest?: { Item?: Item }, DeleteRequest?: { Key?: Item } }>>} [UnprocessedItems]
  * @property {Array<{ CapacityUnits?: number }>} [ConsumedCapacity]
  */
+/** The write calls this client sends. @typedef {'BatchWriteItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem'} WriteOperation */
 /**
  * @typedef {object} BatchWriteClient
  * @property {(body: string) => Promise<BatchWriteOutput>} batchWrite
+ * @property {(operation: WriteOperation, body: string) => Promise<{ ConsumedCapacity?: { CapacityUnits?: number } }>} send  one other write call
  * @property {() => Promise<URL>} endpoint  where the calls go
  * @property {() => void} destroy
  */
@@ -49,14 +51,17 @@ export function createBatchWriteClient({ endpoint, region, credentials, requestT
   let target;
   const connect = () => (target ??= resolveTarget(endpoint, maxSockets));
   const signingKeys = createSigningKeyCache();
+  /** @param {WriteOperation} operation @param {string} body */
+  async function send(operation, body) {
+    const to = await connect();
+    const payload = Buffer.from(body, 'utf8');
+    const now = new Date(Date.now() + (clock.systemClockOffset ?? 0));
+    const headers = signedHeaders({ host: to.host, path: to.path, region, payload, credentials: await credentials(), now, signingKeys, operation });
+    return post(to, headers, payload, requestTimeoutMs, clock, operation);
+  }
   return {
-    async batchWrite(body) {
-      const to = await connect();
-      const payload = Buffer.from(body, 'utf8');
-      const now = new Date(Date.now() + (clock.systemClockOffset ?? 0));
-      const headers = signedHeaders({ host: to.host, path: to.path, region, payload, credentials: await credentials(), now, signingKeys });
-      return post(to, headers, payload, requestTimeoutMs, clock);
-    },
+    batchWrite: (body) => send('BatchWriteItem', body),
+    send,
     endpoint: async () => (await connect()).url,
     /** Closes every connection, ending the calls on them; a later call opens new ones. */
     destroy: () => {
@@ -90,10 +95,10 @@ async function resolveTarget(endpoint, maxSockets) {
 /**
  * Sends one signed call and reads its answer.
  * @param {Target} to @param {Record<string, string | number>} headers @param {Buffer} payload
- * @param {number} requestTimeoutMs @param {{ systemClockOffset?: number }} clock
- * @returns {Promise<BatchWriteOutput>}
+ * @param {number} requestTimeoutMs @param {{ systemClockOffset?: number }} clock @param {WriteOperation} operation
+ * @returns {Promise<any>}  the answer's JSON: each operation's callers read their own parts of it
  */
-function post(to, headers, payload, requestTimeoutMs, clock) {
+function post(to, headers, payload, requestTimeoutMs, clock, operation) {
   return new Promise((resolve, reject) => {
     const call = to.request({ agent: to.agent, hostname: to.hostname, port: to.port, path: to.path, method: 'POST', headers }, (response) => {
       /** @type {Buffer[]} */
@@ -102,13 +107,13 @@ function post(to, headers, payload, requestTimeoutMs, clock) {
       response.on('error', reject);
       response.on('end', () => {
         try {
-          resolve(answerOf(response, Buffer.concat(chunks), clock));
+          resolve(answerOf(response, Buffer.concat(chunks), clock, operation));
         } catch (error) {
           reject(error);
         }
       });
     });
-    call.setTimeout(requestTimeoutMs, () => call.destroy(new DynamoDBCallError('TimeoutError', `no answer to BatchWriteItem within requestTimeoutMs (${requestTimeoutMs} ms)`, undefined, undefined)));
+    call.setTimeout(requestTimeoutMs, () => call.destroy(new DynamoDBCallError('TimeoutError', `no answer to ${operation} within requestTimeoutMs (${requestTimeoutMs} ms)`, undefined, undefined)));
     call.on('error', reject);
     call.end(payload);
   });
@@ -118,19 +123,20 @@ function post(to, headers, payload, requestTimeoutMs, clock) {
  * A whole answer: its output, or the error it stands for. A body that does not match its x-amz-crc32, or
  * a 200 whose body is not JSON (cut short on the way), is retryable: a put is idempotent.
  * @param {http.IncomingMessage} response @param {Buffer} bytes @param {{ systemClockOffset?: number }} clock
+ * @param {WriteOperation} operation
  * @returns {BatchWriteOutput}
  */
-function answerOf(response, bytes, clock) {
+function answerOf(response, bytes, clock, operation) {
   const text = bytes.toString('utf8');
   const status = response.statusCode ?? 0;
   const requestId = /** @type {string | undefined} */ (response.headers['x-amzn-requestid']);
   const clockCorrected = correctClock(clock, response.headers.date);
   const checksum = response.headers['x-amz-crc32'];
   if (checksum !== undefined && crc32(bytes) !== Number(checksum)) {
-    throw new DynamoDBCallError('CRC32CheckFailed', `BatchWriteItem answered ${status} with a body that does not match its x-amz-crc32 header (${bytes.length} bytes)`, status, requestId, true);
+    throw new DynamoDBCallError('CRC32CheckFailed', `${operation} answered ${status} with a body that does not match its x-amz-crc32 header (${bytes.length} bytes)`, status, requestId, true);
   }
   if (status !== 200) {
-    const error = answeredError(status, text, requestId);
+    const error = answeredError(status, text, requestId, operation);
     // Refused for a clock that is off (Signature expired): signed again with the server's time, it goes through.
     if (clockCorrected) error.$retryable = {};
     throw error;
@@ -138,16 +144,17 @@ function answerOf(response, bytes, clock) {
   try {
     return JSON.parse(text);
   } catch {
-    throw new DynamoDBCallError('MalformedResponse', `BatchWriteItem answered 200 with a body that is not JSON (${text.length} bytes)`, status, requestId, true);
+    throw new DynamoDBCallError('MalformedResponse', `${operation} answered 200 with a body that is not JSON (${text.length} bytes)`, status, requestId, true);
   }
 }
 
 /**
- * The headers of a signed BatchWriteItem POST (Signature Version 4, header form).
- * @param {{ host: string, path: string, region: string, payload: Buffer, credentials: Credentials, now: Date, signingKeys?: ReturnType<typeof createSigningKeyCache> }} request
+ * The headers of a signed POST of a DynamoDB call (Signature Version 4, header form).
+ * @param {{ host: string, path: string, region: string, payload: Buffer, credentials: Credentials, now: Date, signingKeys?: ReturnType<typeof createSigningKeyCache>, operation?: WriteOperation }} request
  * @returns {Record<string, string | number>}
  */
-export function signedHeaders({ host, path, region, payload, credentials, now, signingKeys = createSigningKeyCache() }) {
+export function signedHeaders({ host, path, region, payload, credentials, now, signingKeys = createSigningKeyCache(), operation = 'BatchWriteItem' }) {
+  const target = TARGET_PREFIX + operation;
   const amzDate = now.toISOString().replace(/[-:]|\.\d{3}/g, ''); // 20261122T003500Z
   const day = amzDate.slice(0, 8);
   const payloadHash = createHash('sha256').update(payload).digest('hex');
@@ -157,7 +164,7 @@ export function signedHeaders({ host, path, region, payload, credentials, now, s
   const canonicalHeaders =
     `content-length:${payload.length}\ncontent-type:${CONTENT_TYPE}\nhost:${host}\nx-amz-date:${amzDate}\n` +
     (token === undefined ? '' : `x-amz-security-token:${token}\n`) +
-    `x-amz-target:${TARGET}\n`;
+    `x-amz-target:${target}\n`;
   const canonicalRequest = `POST\n${path}\n\n${canonicalHeaders}\n${names}\n${payloadHash}`;
   const scope = `${day}/${region}/${SERVICE}/aws4_request`;
   const stringToSign = `AWS4-HMAC-SHA256\n${amzDate}\n${scope}\n${createHash('sha256').update(canonicalRequest).digest('hex')}`;
@@ -168,7 +175,7 @@ export function signedHeaders({ host, path, region, payload, credentials, now, s
     'content-type': CONTENT_TYPE,
     host,
     'x-amz-date': amzDate,
-    'x-amz-target': TARGET,
+    'x-amz-target': target,
     authorization: `AWS4-HMAC-SHA256 Credential=${credentials.accessKeyId}/${scope}, SignedHeaders=${names}, Signature=${signature}`,
   };
   if (token !== undefined) headers['x-amz-security-token'] = token;
@@ -212,9 +219,9 @@ function correctClock(clock, date) {
 /**
  * DynamoDB's error answer (`{"__type": "com.amazonaws.dynamodb.v20120810#Name", "message": "..."}`) as an
  * error named like the SDK's, so that retry.js classifies both alike.
- * @param {number} status @param {string} text @param {string | undefined} requestId
+ * @param {number} status @param {string} text @param {string | undefined} requestId @param {WriteOperation} operation
  */
-function answeredError(status, text, requestId) {
+function answeredError(status, text, requestId, operation) {
   /** @type {{ __type?: string, message?: string, Message?: string, ThrottlingReasons?: Array<{ reason?: unknown, resource?: unknown }> }} */
   let parsed = {};
   try {
@@ -223,7 +230,7 @@ function answeredError(status, text, requestId) {
     // Not JSON (a proxy's or load balancer's page): named by its status below.
   }
   const name = parsed.__type?.split('#').pop() || (status >= 500 ? 'InternalServerError' : `HttpError${status}`);
-  const message = parsed.message ?? parsed.Message ?? `BatchWriteItem answered HTTP ${status}`;
+  const message = parsed.message ?? parsed.Message ?? `${operation} answered HTTP ${status}`;
   const error = new DynamoDBCallError(name, message, status, requestId);
   // Why a call was throttled (a hot key range, the table's or an index's capacity, the account's limit).
   if (Array.isArray(parsed.ThrottlingReasons)) {

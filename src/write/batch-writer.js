@@ -22,9 +22,10 @@
  */
 import pLimit from 'p-limit';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { countRejection } from '../observe/counters.js';
+import { countRejection, countSkip } from '../observe/counters.js';
 import { supersede } from '../items/superseded.js';
 import { createBatchSender } from './send-batch.js';
+import { createItemSender } from './send-item.js';
 import { createSignal } from './signal.js';
 import { createWriteWindow } from './window.js';
 
@@ -44,12 +45,13 @@ export const itemsPerCall = (maxWcu) => (maxWcu === undefined ? BATCH_SIZE : Mat
 /**
  * The import's own options (names as in config.js) and what the writer writes with.
  * @typedef {Pick<import('../config/index.js').ImportConfig, 'table' | 'concurrency' | 'maxAttempts' | 'backoffBaseMs' | 'backoffCapMs'>
- *   & Partial<Pick<import('../config/index.js').ImportConfig, 'adaptiveConcurrency' | 'minConcurrency' | 'maxWcu'>>
+ *   & Partial<Pick<import('../config/index.js').ImportConfig, 'adaptiveConcurrency' | 'minConcurrency' | 'maxWcu' | 'writeMode' | 'versionColumn'>>
  *   & BatchWriterDeps} BatchWriterOptions
  */
 /**
  * @typedef {object} BatchWriterDeps
- * @property {Pick<import('./batch-write-client.js').BatchWriteClient, 'batchWrite'>} client  sends one request body
+ * @property {Pick<import('./batch-write-client.js').BatchWriteClient, 'batchWrite' | 'send'>} client  sends one request body
+ * @property {import('./table-check.js').TableKeys} [keys]  the table's key attributes (a conditional writeMode's conditions name them)
  * @property {(item: import('../types.js').Item) => string} keyIdOf   the keyId of an item as DynamoDB returns it
  * @property {import('../observe/counters.js').Stats} stats
  * @property {(rejection: Rejection) => void} onReject
@@ -79,33 +81,35 @@ export function createBatchWriter(options) {
     roomSignal.fire();
     settleSignal.fire();
   };
-  const batch = createBatch(itemsPerCall(options.maxWcu), stats, settle);
+  // A conditional write mode sends a call per row: the window holds calls of one row, not of 25.
+  const conditional = options.writeMode !== undefined && options.writeMode !== 'put';
+  const batch = createBatch(conditional ? 1 : itemsPerCall(options.maxWcu), stats, settle);
   /** Whether the rows outstanding (sent, or in batches waiting to be) fill the calls the writer may hold. */
-  const full = () => rows.size() - batch.size() >= concurrency * BATCH_SIZE;
-  const sender = createBatchSender({
-    ...options,
+  const full = () => rows.size() - batch.size() >= concurrency * (conditional ? 1 : BATCH_SIZE);
+  /** Rows settled by a call's answer: the reader may have room, a read loop a row it waits for. @param {Entry[]} entries */
+  const answered = (entries) => {
+    for (const entry of entries) rows.settle(entry);
+    if (!full()) roomSignal.fire();
+    settleSignal.fire();
+  };
+  const sender = createSender(options, conditional, {
     limit,
     window,
-    written(entries) {
-      for (const entry of entries) rows.settle(entry);
-      if (!full()) roomSignal.fire();
-      settleSignal.fire();
-    },
+    written: answered,
     reject(entry, reason, message) {
       settle(entry);
       rows.rejected(entry, reason, message);
+    },
+    skipped(entry, reason) {
+      countSkip(stats, reason, entry.line);
+      answered([entry]);
     },
     stoppedBy: () => fatal,
     abandoned: () => abandoned,
     wait: options.wait ?? sleep,
   });
-  const inFlight = createBatchesInFlight(
-    (entries) => sendWithRevivals(entries, sender.send, rows.revivalsOf, stopped),
-    (error) => {
-      if (fatal === undefined) fatal = error;
-    },
-    wakeWaiters,
-  );
+  const onFatal = (/** @type {unknown} */ error) => void (fatal ??= error);
+  const inFlight = createBatchesInFlight((entries) => sendWithRevivals(entries, sender.send, rows.revivalsOf, stopped), onFatal, wakeWaiters);
 
   /** Resolves when there is room for more rows (or the writes stopped); rejects with a fatal error. @returns {Promise<void>} */
   function room() {
@@ -170,6 +174,24 @@ export function createBatchWriter(options) {
 
     limit,
   };
+}
+
+/**
+ * What sends a batch: a BatchWriteItem of up to 25 rows, or (a conditional write mode) a call of one row.
+ * @param {BatchWriterOptions} options @param {boolean} conditional
+ * @param {Pick<import('./send-batch.js').BatchSenderOptions, 'limit' | 'window' | 'written' | 'reject' | 'stoppedBy' | 'abandoned' | 'wait'>
+ *   & Pick<import('./send-item.js').ItemSenderOptions, 'skipped'>} writer  what the sender tells the writer
+ */
+function createSender(options, conditional, writer) {
+  const { skipped, ...batchWriter } = writer;
+  if (!conditional) return createBatchSender({ ...options, ...batchWriter });
+  return createItemSender({
+    ...options,
+    ...writer,
+    writeMode: /** @type {import('./item-requests.js').ConditionalMode} */ (options.writeMode),
+    versionColumn: options.versionColumn,
+    keys: /** @type {import('./table-check.js').TableKeys} */ (options.keys),
+  });
 }
 
 /**

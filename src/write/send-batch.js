@@ -8,6 +8,7 @@
  */
 import { describeError, DynamoDBCallError } from '../errors.js';
 import { createAttemptBudget } from './attempt-budget.js';
+import { countApplied, countFailedCall, rejectUnwritten, throttled } from './call-results.js';
 import { createAdaptivePace, createWcuLimiter } from './pace.js';
 import { backoffDelay, classifyError } from './retry.js';
 
@@ -110,22 +111,6 @@ async function sendBatch(sender, entries) {
 }
 
 /**
- * A call failed for capacity or a transient fault: counted, and the attempt budget and (for capacity)
- * the window and the pace told.
- * @param {Sender} sender @param {ReturnType<typeof createAttemptBudget>} budget
- * @param {import('./retry.js').ErrorKind} kind @param {number} items @param {unknown} error
- */
-function countFailedCall(sender, budget, kind, items, error) {
-  if (kind === 'throttle') {
-    throttled(sender, items, true, /** @type {{ throttlingReasons?: Array<{ reason: string }> }} */ (error).throttlingReasons);
-    budget.throttled();
-  } else {
-    sender.stats.transientErrors++;
-    budget.failed();
-  }
-}
-
-/**
  * A call's answer: the capacity it consumed settles the cap and the pace, the entries it applied are
  * counted and told written, and those it left unprocessed are returned (none: the batch is done).
  * @param {Sender} sender @param {ReturnType<typeof createAttemptBudget>} budget @param {Entry[]} pending
@@ -158,16 +143,6 @@ function takeAnswer(sender, budget, pending, output, acquired, reserved) {
   return left;
 }
 
-/**
- * The batch's attempts are spent (or a fatal error stopped the import): its entries not written are rejected.
- * @param {Sender} sender @param {Entry[]} pending @param {number} attempts @param {unknown} lastError
- */
-function rejectUnwritten(sender, pending, attempts, lastError) {
-  const fatal = sender.stoppedBy();
-  const why = fatal !== undefined ? `the import stopped on a fatal error after ${describeError(fatal)}` : `${attempts} attempts`;
-  for (const entry of pending) sender.reject(entry, 'ATTEMPTS_EXHAUSTED', `not written after ${why}; last error: ${describeError(lastError)}`);
-}
-
 /** One call on the wire, in a slot of the window. @param {Sender} sender @param {Entry[]} entries */
 async function call(sender, entries) {
   const fatal = sender.stoppedBy();
@@ -195,33 +170,6 @@ async function splitRefused(sender, entries, error) {
   const middle = Math.ceil(entries.length / 2);
   await sendBatch(sender, entries.slice(0, middle));
   await sendBatch(sender, entries.slice(middle));
-}
-
-/**
- * Items refused for capacity: counted (a call refused whole under each of its ThrottlingReasons), and the
- * window and the pace hear of it. When the only reason is a hot key range, the window is not cut and no
- * call is held back: the table has capacity left, one partition key's range has not, and slowing every
- * write would not help it (spreading the rows would); the batch backs off alone. The pace still counts
- * its items: when most of what is sent is refused, key range or not, the table is taking no more.
- * @param {Sender} sender @param {number} items @param {boolean} wholeCall
- * @param {Array<{ reason: string }>} [reasons]  a whole call's, when DynamoDB gave them
- */
-function throttled({ stats, window, pace }, items, wholeCall, reasons) {
-  if (wholeCall) stats.throttledCalls++;
-  stats.throttledItems += items;
-  for (const { reason } of reasons ?? []) stats.throttledCallsByReason[reason] = (stats.throttledCallsByReason[reason] ?? 0) + 1;
-  pace.throttled(items);
-  if (reasons !== undefined && reasons.length > 0 && reasons.every(({ reason }) => reason.endsWith('KeyRangeThroughputExceeded'))) return;
-  window.throttled();
-  if (wholeCall) pace.refused();
-}
-
-/** Counts the entries DynamoDB applied, puts as written and deletes as deleted. @param {import('../observe/counters.js').Stats} stats @param {Entry[]} entries */
-function countApplied(stats, entries) {
-  for (const entry of entries) {
-    if (entry.op === 'delete') stats.deleted++;
-    else stats.written++;
-  }
 }
 
 /** The BatchWriteItem request as JSON, from the items' own JSON. @param {string} table */

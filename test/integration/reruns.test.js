@@ -166,6 +166,7 @@ describe('ddbload status of a job named by its file', () => {
     }
     const missing = await cli(['status', file, '--table', table, '--mode', 'delete']);
     expect(missing.code).not.toBe(0);
-    expect(missing.stderr).toMatch(/an import with other --mode, --format, --key, --sort-key, --generate-key, --types, --empty-cell, --set-separator, --delimiter, --encoding, --from-rejects, --drop, --rename is another job: give the flags it ran with, or the job id it printed/);
+    // Every write flag, the later ones (--drop, --rename, --write-mode, ...) after those ids were first made of.
+    expect(missing.stderr).toMatch(/an import with other --mode, --format, --key, --sort-key, --generate-key, --types, --empty-cell, --set-separator, --delimiter, --encoding, --from-rejects, --drop, --rename, --write-mode, --version-column[^:]* is another job: give the flags it ran with, or the job id it printed/);
   });
 });

@@ -115,7 +115,7 @@ export function featuresFrom(text) {
 /**
  * @typedef {object} ImportCase
  * @property {Buffer} bytes
- * @property {{ keyColumn: string, sortKeyColumn?: string, generateKey: boolean, columnTypes: Record<string, string>, delimiter: string, shuffleWindow: number, encoding?: string, format?: string, emptyCell?: string, setSeparator?: string, mode?: string, drop?: string[], rename?: Record<string, string> }} options
+ * @property {{ keyColumn: string, sortKeyColumn?: string, generateKey: boolean, columnTypes: Record<string, string>, delimiter: string, shuffleWindow: number, encoding?: string, format?: string, emptyCell?: string, setSeparator?: string, mode?: string, writeMode?: string, versionColumn?: string, drop?: string[], rename?: Record<string, string> }} options
  * @property {string} description  the case as JavaScript: bytes and options
  * @property {number} rows         data rows written (before faults)
  * @property {{ partition: { name: string, type: 'S' | 'N' | 'B' }, sort?: { name: string, type: 'S' | 'N' | 'B' } }} [tableKeys]  default: from the key columns' types

@@ -10,8 +10,8 @@
  * ORACLE_RUNS and ORACLE_SEED change the bounded run's size and seed.
  *
  * Then a bounded share of each lane of lanes.js (keys, csv-types, jsonl, ddb-json, delete, spread,
- * prefix, from-rejects, resume): ORACLE_LANE_RUNS cases each (default 20; prefix a quarter), about 25 s
- * in all. ORACLE_LANE_FEATURES says which kinds of input (arbitraries.js FEATURES; default: all, the
+ * prefix, from-rejects, resume, if-absent, newer, update): ORACLE_LANE_RUNS cases each (default 20;
+ * prefix a quarter), about 40 s in all. ORACLE_LANE_FEATURES says which kinds of input (arbitraries.js FEATURES; default: all, the
  * composite keys with NUL, non-canonical base64 and spread's key orders of test/oracle/found/ included).
  */
 import { describe, expect, it } from 'vitest';

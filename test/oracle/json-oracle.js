@@ -41,6 +41,7 @@ import {
   Refusal,
   setOf,
 } from './oracle.js';
+import { applyWrite } from './write-oracle.js';
 
 /** @typedef {import('./oracle.js').Item} Item */
 /** @typedef {import('./oracle.js').AttributeValue} AttributeValue */
@@ -55,6 +56,8 @@ import {
  * @property {Record<string, string>} [columnTypes]  JSON Lines only
  * @property {string} [setSeparator]  default '|'
  * @property {string} [mode]          'put' (default) or 'delete'
+ * @property {string} [writeMode]     put (default), if-absent, newer or update (write-oracle.js)
+ * @property {string} [versionColumn]
  * @property {Item[]} [initialItems]
  * @property {boolean} [fromRejects]  the file is a rejects file: CSV of line, reason, message and record,
  *   each record one line of the source
@@ -79,6 +82,7 @@ export function expectedJsonImport(bytes, options) {
   /** @type {import('./oracle.js').Reject[]} */
   const rejects = [];
   let rowsRead = 0;
+  let skipped = 0;
   for (const { line, text, reason } of options.fromRejects === true ? rejectsFileLines(bytes) : jsonLines(bytes)) {
     if (text === undefined) {
       rowsRead++;
@@ -90,13 +94,19 @@ export function expectedJsonImport(bytes, options) {
     try {
       const row = options.format === 'jsonl' ? jsonLinesRow(text, options) : dynamodbJsonRow(text, options);
       const keyId = checkKeys(row.item, row.op, options.tableKeys, keys);
-      applyRow(items, itemLines, keyId, row.op === 'delete' ? undefined : row.item, line);
+      if (row.op === 'delete') {
+        applyRow(items, itemLines, keyId, undefined, line);
+        continue;
+      }
+      const outcome = applyWrite(items, itemLines, keyId, row.item, line, options);
+      if (outcome === 'skipped') skipped++;
+      else if (outcome === 'INVALID_VERSION') rejects.push({ line, reason: outcome, fields: [text] });
     } catch (error) {
       if (!(error instanceof Refusal)) throw error;
       rejects.push({ line, reason: error.reason, fields: [text] });
     }
   }
-  return { rowsRead, rejects, items, itemLines };
+  return { rowsRead, rejects, items, itemLines, skipped };
 }
 
 /**

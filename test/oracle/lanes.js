@@ -22,6 +22,11 @@
  *              fixed (a fresh key, its other cells emptied), imported with fromRejects into the same table
  *   resume     a csv, keys, jsonl or ddb-json case stopped 1-3 times at a random moment (as Ctrl-C does;
  *              a second one gives the writes in flight up), each time resumed from its checkpoint
+ *   if-absent, newer, update
+ *              a write mode (issue 40) over a table that holds items for some of the file's keys, older
+ *              and newer: CSV or JSON Lines, keys repeated at every distance, versions N (spelled many
+ *              ways) or S, ties, rows without a version, items whose version has the other type; now and
+ *              then a shuffle window, and stops resumed from their checkpoints (write-oracle.js)
  *
  * A case is a plain spec rendered to bytes, so fast-check shrinks the spec. Kinds of input that meet
  * known importer bugs can be switched off by feature (arbitraries.js FEATURES: nulKeys, oddBase64,
@@ -50,6 +55,9 @@ export const LANES = {
   prefix: { about: 'a prefix job over mixed objects: CSV, JSON Lines, DynamoDB JSON, gzip, zstd (two frames), empty, gzip of nothing' },
   'from-rejects': { about: 'an import, then its rejects file, some rows fixed, imported with fromRejects into the same table' },
   resume: { about: 'imports stopped (and their writes given up) 1-3 times at random moments, each resumed from its checkpoint' },
+  'if-absent': { about: 'writeMode if-absent over a table holding some keys: CSV and JSON Lines, keys repeated, stops', features: '-shards' },
+  newer: { about: 'writeMode newer: N versions spelled many ways, S versions as ISO 8601 text, ties, items of the other type, rows without one', features: '-shards' },
+  update: { about: 'writeMode update, with and without a version column: merges over held items, empty cells omitted or NULL', features: '-shards' },
 };
 
 /**
@@ -90,6 +98,10 @@ export function laneCaseArbitrary(lane, features, limits = {}) {
       return fromRejectsLane(features, Math.min(limits.maxRows ?? 60, 60));
     case 'resume':
       return resumeLane(features, limits);
+    case 'if-absent':
+    case 'newer':
+    case 'update':
+      return writeModeLane(lane, features, Math.min(limits.maxRows ?? 60, 60));
     default:
       throw new Error(`unknown lane ${lane}`);
   }
@@ -921,5 +933,105 @@ function resumeLane(features, limits) {
     .map(({ base, stops }) => {
       const description = `${base.description} stopped: ${JSON.stringify(stops)}`;
       return Object.defineProperty({ ...base, stops, description }, fc.toStringMethod, { value: () => description, enumerable: false });
+    });
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Lanes: if-absent, newer, update
+
+/** N versions: values with several spellings each (7 = 7.0 = 70E-1), so that ties meet spelled apart. */
+const N_VERSIONS = [['1', '1.0', '10E-1'], ['2', '02', '2.00'], ['7', '7.0', '70E-1', '0.7e1'], ['-3', '-3.0'], ['0.5', '5e-1'], ['12345678901234567890123', '1.2345678901234567890123e22'], ['12345678901234567890124']];
+const JSON_NUMBER = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/;
+/** S versions: ISO 8601 times in one zone and precision, which sort as text does; and text that does not. */
+const S_VERSIONS = ['2026-01-01T00:00:00Z', '2026-01-01T00:00:01Z', '2026-06-30T12:00:00Z', '2025-12-31T23:59:59Z', '2027-01-01T00:00:00Z', 'é', 'z'];
+
+/**
+ * @param {'if-absent' | 'newer' | 'update'} mode @param {Features} features @param {number} maxRows
+ */
+function writeModeLane(mode, features, maxRows) {
+  const bad = features.has('badValues');
+  const version = fc.record({ value: fc.nat(N_VERSIONS.length - 1), spelling: fc.nat(3) });
+  const row = fc.record({
+    pk: keyChoice(8),
+    sk: keyChoice(4),
+    version,
+    // A row without a version, or with one of another type: refused where a version is compared.
+    versionFault: bad ? fc.noBias(fc.integer({ min: -12, max: 2 })).map((n) => (n <= 0 ? 'none' : n === 1 ? 'absent' : 'otherType')) : fc.constant('none'),
+    a: fc.option(fc.constantFrom('x', 'y', 'a,b', ''), { nil: undefined }),
+    b: fc.option(fc.constantFrom('1', '2.50', '-0', ''), { nil: undefined }),
+  });
+  const held = fc.record({ pk: keyChoice(8), sk: keyChoice(4), version, otherType: fc.nat(5).map((n) => n === 5), noVersion: fc.nat(7).map((n) => n === 7) });
+  return fc
+    .record({
+      format: fc.constantFrom('csv', 'jsonl'),
+      tableKeys: tableKeysArbitrary(features),
+      versionType: fc.constantFrom('N', 'S'),
+      // update compares versions half the time; newer always; if-absent never.
+      versioned: mode === 'update' ? fc.boolean() : fc.constant(mode === 'newer'),
+      emptyCell: fc.constantFrom('omit', 'omit', 'null'),
+      held: fc.array(held, { maxLength: 12 }),
+      rows: fc.array(row, { maxLength: maxRows, size: 'max' }),
+      shape: fileShape,
+      shuffleWindow,
+      stops: fc.option(fc.array(fc.record({ afterMs: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 40 })), abandon: fc.nat(2).map((n) => n === 2), abandonAfterMs: fc.integer({ min: 0, max: 10 }) }), { minLength: 1, maxLength: 2 }), { freq: 4, nil: undefined }),
+    })
+    .map((spec) => {
+      const { partition, sort } = spec.tableKeys;
+      const syntax = spec.format === 'csv' ? 'csv' : 'json';
+      /** @param {{ value: number, spelling: number }} choice */
+      const versionText = (choice) => {
+        if (spec.versionType === 'S') return S_VERSIONS[choice.value % S_VERSIONS.length];
+        // JSON's number grammar has no leading zeros: a JSON line's spellings are those it allows.
+        const spellings = N_VERSIONS[choice.value].filter((text) => syntax === 'csv' || JSON_NUMBER.test(text));
+        return spellings[choice.spelling % spellings.length];
+      };
+      // What the table holds: items of pool keys (each once), some with a version of the other type or none.
+      /** @type {Map<string, Record<string, any>>} */
+      const seeded = new Map();
+      const heldKeys = rowKeys(spec.tableKeys, spec.held.map((h) => ({ pk: { ...h.pk, back: 0 }, sk: { ...h.sk, back: 0 } })), features, 'csv');
+      heldKeys.forEach((key, i) => {
+        const h = spec.held[i];
+        /** @type {Record<string, any>} */
+        const item = { [partition.name]: storedKey(partition.type, key.pk.text), seeded: { S: `i${i}` }, a: { S: 'held' } };
+        if (sort !== undefined) item[sort.name] = storedKey(sort.type, /** @type {{ text: string }} */ (key.sk).text);
+        if (!h.noVersion) {
+          const text = versionText(h.version);
+          const type = h.otherType ? (spec.versionType === 'N' ? 'S' : 'N') : spec.versionType;
+          item.v = type === 'N' ? { N: type === spec.versionType ? text : String(h.version.value) } : { S: type === spec.versionType ? text : `v${h.version.value}` };
+        }
+        seeded.set(JSON.stringify([key.pk.identity, key.sk?.identity]), item);
+      });
+      const initialItems = [...seeded.values()];
+      const keys = rowKeys(spec.tableKeys, spec.rows, features, syntax);
+      const versioned = spec.versioned;
+      /** @type {Record<string, any>} */
+      const modeOptions = { writeMode: mode, ...(versioned ? { versionColumn: 'v' } : {}) };
+      const extra = { initialItems, ...(spec.stops === undefined ? {} : { stops: spec.stops }) };
+      if (spec.format === 'csv') {
+        const header = [partition.name, ...(sort === undefined ? [] : [sort.name]), 'v', 'a', 'b'];
+        const lines = spec.rows.map((r, i) => {
+          // In CSV a version of another type is a cell the type rejects (N) or any text (S: then not a fault).
+          const v = r.versionFault === 'absent' ? '' : r.versionFault === 'otherType' && spec.versionType === 'N' ? 'not a number' : versionText(r.version);
+          const cells = [keys[i].pk.text, ...(sort === undefined ? [] : [/** @type {{ text: string }} */ (keys[i].sk).text]), v, r.a ?? '', r.b ?? ''];
+          return cells.map((cell) => csvField(cell, false)).join(',');
+        });
+        const columnTypes = { ...keyColumnTypes(spec.tableKeys), b: 'N', ...(spec.versionType === 'N' ? { v: 'N' } : {}) };
+        return importCase(joinLines([header.join(','), ...lines], spec.shape), { format: 'csv', columnTypes, emptyCell: spec.emptyCell, shuffleWindow: spec.shuffleWindow, ...modeOptions }, spec.tableKeys, spec.rows.length, { ...extra, objectSuffix: '.csv' });
+      }
+      /** @type {Record<string, string>} */
+      const columnTypes = {};
+      for (const key of [partition, sort]) if (key !== undefined && key.type === 'B') columnTypes[key.name] = 'B';
+      const keyJson = (/** @type {{ name: string, type: KeyType }} */ key, /** @type {string} */ text) => (key.type === 'N' ? text : jsonString(text));
+      const lines = spec.rows.map((r, i) => {
+        /** @type {Array<[string, string]>} */
+        const members = [[partition.name, keyJson(partition, keys[i].pk.text)]];
+        if (sort !== undefined) members.push([sort.name, keyJson(sort, /** @type {{ text: string }} */ (keys[i].sk).text)]);
+        if (r.versionFault === 'otherType') members.push(['v', 'true']);
+        else if (r.versionFault !== 'absent') members.push(['v', spec.versionType === 'N' ? versionText(r.version) : jsonString(versionText(r.version))]);
+        if (r.a !== undefined) members.push(['a', r.a === '' ? 'null' : jsonString(r.a)]);
+        if (r.b !== undefined) members.push(['b', r.b === '' ? '""' : r.b === '-0' ? '-0' : r.b]);
+        return `{${members.map(([name, value]) => `${jsonString(name)}:${value}`).join(',')}}`;
+      });
+      return importCase(joinLines(lines, spec.shape), { format: 'jsonl', columnTypes, shuffleWindow: spec.shuffleWindow, ...modeOptions }, spec.tableKeys, spec.rows.length, { ...extra, objectSuffix: '.jsonl' });
     });
 }

@@ -58,6 +58,7 @@
  */
 import { v5 as uuidv5 } from 'uuid';
 import { hasLoneSurrogate, JsonNumber, JsonSyntaxError, parseJsonText } from './json-text.js';
+import { applyWrite } from './write-oracle.js';
 
 export const MAX_RECORD_BYTES = 1024 * 1024;
 export const MAX_ITEM_BYTES = 400 * 1024;
@@ -66,7 +67,7 @@ export const MAX_SORT_KEY_BYTES = 1024;
 export const GENERATED_KEY_NAMESPACE = '6f1f4a52-3c0e-4f5e-9d3a-6a2b8f0c1e47';
 
 /** Reasons whose rejects carry the record's fields, which a comparison checks. */
-export const REASONS_WITH_FIELDS = new Set(['FIELD_COUNT', 'INVALID_NUMBER', 'INVALID_BOOL', 'INVALID_BINARY', 'INVALID_SET', 'INVALID_JSON', 'INVALID_ATTRIBUTE_VALUE', 'KEY_TYPE', 'MISSING_KEY', 'KEY_TOO_LONG', 'ITEM_TOO_LARGE', 'REJECTED_BY_TABLE']);
+export const REASONS_WITH_FIELDS = new Set(['FIELD_COUNT', 'INVALID_NUMBER', 'INVALID_BOOL', 'INVALID_BINARY', 'INVALID_SET', 'INVALID_JSON', 'INVALID_ATTRIBUTE_VALUE', 'KEY_TYPE', 'MISSING_KEY', 'KEY_TOO_LONG', 'ITEM_TOO_LARGE', 'REJECTED_BY_TABLE', 'INVALID_VERSION']);
 
 const QUOTE = 0x22;
 const LF = 0x0a;
@@ -80,6 +81,8 @@ const COLUMN_TYPES = new Set(['S', 'N', 'BOOL', 'B', 'M', 'L', 'SS', 'NS', 'BS']
 /**
  * @typedef {object} OracleOptions
  * @property {string} [keyColumn]      default 'id'
+ * @property {string} [writeMode]      put (default), if-absent, newer or update (write-oracle.js)
+ * @property {string} [versionColumn]
  * @property {string} [sortKeyColumn]
  * @property {boolean} [generateKey]   default false
  * @property {Record<string, string> | string} [columnTypes]  `{ age: 'N' }` or 'age:N,active:BOOL'
@@ -111,6 +114,7 @@ const COLUMN_TYPES = new Set(['S', 'N', 'BOOL', 'B', 'M', 'L', 'SS', 'NS', 'BS']
  * @property {Reject[]} rejects          in file order
  * @property {Map<string, Item>} items   primary key id (see keyIdOf) -> the final item
  * @property {Map<string, number>} itemLines  primary key id -> the line of the row that made the final item
+ * @property {number} [skipped]          rows a conditional write mode's condition kept out (write-oracle.js)
  * @property {string[]} [header]         the header's names, trimmed
  */
 
@@ -133,6 +137,7 @@ export function expectedImport(bytes, options = {}) {
   /** @type {Array<string | undefined>} */
   let names = [];
   let rowsRead = 0;
+  let skipped = 0;
   /** @type {Reject[]} */
   const rejects = [];
   const { items, itemLines } = initialTable(options.initialItems, settings);
@@ -163,9 +168,15 @@ export function expectedImport(bytes, options = {}) {
       rejects.push({ line: record.line, reason: row.reason, fields });
       continue;
     }
-    applyRow(items, itemLines, row.keyId, settings.mode === 'delete' ? undefined : row.item, record.line);
+    if (settings.mode === 'delete') {
+      applyRow(items, itemLines, row.keyId, undefined, record.line);
+      continue;
+    }
+    const outcome = applyWrite(items, itemLines, row.keyId, row.item, record.line, options);
+    if (outcome === 'skipped') skipped++;
+    else if (outcome === 'INVALID_VERSION') rejects.push({ line: record.line, reason: outcome, fields });
   }
-  return { rowsRead, rejects, items, itemLines, ...(header === undefined ? {} : { header }) };
+  return { rowsRead, rejects, items, itemLines, skipped, ...(header === undefined ? {} : { header }) };
 }
 
 /**

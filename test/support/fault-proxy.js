@@ -14,7 +14,8 @@
  * A throttled call carries the ThrottlingReasons `throttlingReasons` gives, as DynamoDB's have since 2025;
  * with `pointInTimeRecovery`, DescribeContinuousBackups (which dynalite lacks) is answered here, and with
  * `itemCount`, DescribeTable's ItemCount (which dynalite leaves at 0).
- * Other calls pass through untouched. Listens on 127.0.0.1 and a free port.
+ * A PutItem, UpdateItem or DeleteItem (a conditional write mode's) meets the same faults but the
+ * unprocessed items and refusals. Other calls pass through untouched. Listens on 127.0.0.1 and a free port.
  */
 import http from 'node:http';
 import { listenOnLoopback } from './loopback.js';
@@ -34,6 +35,9 @@ import { listenOnLoopback } from './loopback.js';
  * @property {(request: Record<string, any>) => string | undefined} [refuseItem]  an error name for a put or delete request refused, else undefined
  * @property {() => number} [random]
  */
+
+/** The calls of one item a conditional write mode sends. */
+const ONE_ITEM_WRITES = new Set(['PutItem', 'UpdateItem', 'DeleteItem']);
 
 const THROTTLE_ERRORS = ['ProvisionedThroughputExceededException', 'ThrottlingException', 'RequestLimitExceeded'];
 
@@ -84,7 +88,9 @@ export async function startFaultProxy({ target, itemCount, unprocessedItems = 0,
         described.Table.ItemCount = itemCount;
         return reply(res, 200, answer.headers, JSON.stringify(described));
       }
-      if (!String(req.headers['x-amz-target']).endsWith('.BatchWriteItem')) {
+      const operation = String(req.headers['x-amz-target']).split('.').pop() ?? '';
+      if (ONE_ITEM_WRITES.has(operation)) return await oneItemCall(req, res, body);
+      if (operation !== 'BatchWriteItem') {
         const answer = await forward(req, body);
         return reply(res, answer.status, answer.headers, answer.body);
       }
@@ -147,6 +153,36 @@ export async function startFaultProxy({ target, itemCount, unprocessedItems = 0,
       reply(res, 500, {}, JSON.stringify({ __type: 'InternalServerError', message: `fault proxy: ${/** @type {Error} */ (error).message}` }));
     }
   });
+  /**
+   * A conditional write mode's call of one item: the same faults but unprocessed items, which it cannot
+   * have. A reset comes after the call was forwarded: the item may be written and the client not know.
+   * @param {http.IncomingMessage} req @param {http.ServerResponse} res @param {string} body
+   */
+  async function oneItemCall(req, res, body) {
+    counts.calls++;
+    if (hangCall(counts.calls) || random() < hangCalls) {
+      counts.hangs++;
+      return;
+    }
+    if (random() < serverErrors) {
+      counts.serverErrors++;
+      return reply(res, 500, {}, JSON.stringify({ __type: 'com.amazonaws.dynamodb.v20120810#InternalServerError', message: 'Injected: internal server error' }));
+    }
+    if (random() < throttleCalls) {
+      counts.throttledCalls++;
+      counts.throttledCallItems++;
+      const name = THROTTLE_ERRORS[counts.throttledCalls % THROTTLE_ERRORS.length];
+      return reply(res, 400, {}, JSON.stringify({ __type: `com.amazonaws.dynamodb.v20120810#${name}`, message: `Injected: ${name}` }));
+    }
+    const reset = random() < resetCalls;
+    const answer = await forward(req, body);
+    counts.forwardedItems++;
+    if (reset) {
+      counts.resets++;
+      return req.socket.destroy();
+    }
+    return reply(res, answer.status, answer.headers, answer.body);
+  }
   const listening = await listenOnLoopback(server, agent);
   return {
     ...listening,

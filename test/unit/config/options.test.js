@@ -20,7 +20,7 @@ describe('the option schema', () => {
 
   it('keeps the write options in the order job ids were first made from them (ids of earlier jobs stay)', () => {
     // Options added later (drop, rename) come last, and are left out of an id at their defaults.
-    expect(WRITE_OPTIONS).toEqual(['mode', 'format', 'keyColumn', 'sortKeyColumn', 'generateKey', 'columnTypes', 'emptyCell', 'setSeparator', 'delimiter', 'encoding', 'fromRejects', 'drop', 'rename']);
+    expect(WRITE_OPTIONS).toEqual(['mode', 'format', 'keyColumn', 'sortKeyColumn', 'generateKey', 'columnTypes', 'emptyCell', 'setSeparator', 'delimiter', 'encoding', 'fromRejects', 'drop', 'rename', 'writeMode', 'versionColumn']);
   });
 
   it('refuses in a payload the options only the deployment sets, and reads them from the environment', () => {
@@ -35,7 +35,7 @@ describe('the option schema', () => {
     const importer = buildProgram([]).commands.find((command) => command.name() === 'import');
     const help = importer?.helpInformation() ?? '';
     for (const spec of OPTION_SPECS.filter((option) => option.flag !== undefined)) expect(help, spec.name).toContain(/** @type {string} */ (spec.flag));
-    expect(help).toMatch(/--concurrency <n>\s+most BatchWriteItem calls in flight[^]*\(default: 32\)/);
+    expect(help).toMatch(/--concurrency <n>\s+most calls in flight[^]*\(default: 32; 64 with a conditional\s+--write-mode\)/);
   });
 
   it('matches docs/options.md (run `npm run docs` after changing the schema)', () => {

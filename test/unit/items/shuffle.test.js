@@ -65,5 +65,31 @@ describe('shuffle window', () => {
     // Each key's last version is the file's last row with that key.
     for (let k = 0; k < 15; k++) expect(lastLine.get(`k${k}`)).toBe(2_000 - ((2_000 - k) % 15));
   });
-});
 
+  it('queues the later rows of a held key behind it when rows do not collapse (a conditional write mode), in file order, within the window', async () => {
+    /** @type {Array<{ key: string, line: number }>} */
+    const out = [];
+    const window = createShuffleWindow(10, (/** @type {{ key: string, line: number }} */ row) => {
+      out.push(row);
+      return undefined;
+    }, { keyOf: (row) => row.key, onCollapse: undefined, random: seeded(3) });
+    let most = 0;
+    for (let line = 1; line <= 500; line++) {
+      // One key in three is "hot", repeated far more often than the window holds.
+      const wait = window.add({ key: line % 3 === 0 ? 'hot' : `k${line % 17}`, line });
+      if (wait !== undefined) await wait;
+      most = Math.max(most, window.held());
+      expect(line - out.length).toBe(window.held());
+    }
+    await window.drain();
+    expect(most).toBeLessThanOrEqual(10);
+    expect(out.map((row) => row.line).sort((a, b) => a - b)).toEqual(Array.from({ length: 500 }, (_, i) => i + 1));
+    // Each key's rows leave in file order.
+    /** @type {Map<string, number>} */
+    const last = new Map();
+    for (const row of out) {
+      expect(row.line).toBeGreaterThan(last.get(row.key) ?? 0);
+      last.set(row.key, row.line);
+    }
+  });
+});
