@@ -3,7 +3,7 @@
  * running the real handler against the local servers.
  */
 import { execFile, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import os from 'node:os';
 import path from 'node:path';
@@ -302,6 +302,8 @@ describe('sls package, in each mode', () => {
       expect(unzipped).toBeLessThan(250 * 1024 * 1024);
       // The command line's local servers are in the npm package, not in the function's.
       for (const name of ['dynalite', 's3rver', 'classic-level', 'koa']) expect(existsSync(path.join(unpacked, 'node_modules', name))).toBe(false);
+      // Nor are node_modules' dot entries, tools' own (a test run leaves vitest's cache there).
+      expect(readdirSync(path.join(unpacked, 'node_modules')).filter((name) => name.startsWith('.'))).toEqual([]);
 
       const table = await createTable(dynamodb);
       await upload(s3, 'package/people.csv', 'id,name,score\np1,Ann,1.5\np2,"Bob, Jr.",2\nbad-row\n');
