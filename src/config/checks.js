@@ -73,6 +73,7 @@ export function crossCheck(config) {
     throw new ConfigError('generateKey', true, `generated keys are UUID strings, but keyColumn "${config.keyColumn}" is typed ${config.columnTypes[config.keyColumn]} in columnTypes`);
   }
   checkShaping(config);
+  checkTtlAndNest(config);
   if (config.generateKey && config.mode === 'delete') {
     throw new ConfigError('generateKey', true, 'a delete names the keys of the items to delete: they come from the file, not generated; leave generateKey out');
   }
@@ -104,6 +105,32 @@ function checkShaping(config) {
   for (const [from, to] of Object.entries(config.rename)) {
     if (keys.includes(from) && from !== to && !Object.values(config.rename).includes(from)) {
       throw new ConfigError('rename', `${from}:${to}`, `renames the key column "${from}" away; the key is named as it is written, after the renames: name it "${to}" (keyColumn or sortKeyColumn)`);
+    }
+  }
+}
+
+/**
+ * The TTL column and nested names against the keys and types: a key is neither the TTL attribute nor
+ * nested (DynamoDB's keys are top-level scalars), the TTL attribute is N and top-level, and a delete
+ * (which writes keys only) has no TTL to write.
+ * @param {ImportConfig} config
+ */
+function checkTtlAndNest(config) {
+  const keys = [config.keyColumn, ...(config.sortKeyColumn === undefined ? [] : [config.sortKeyColumn])];
+  const { ttl } = config;
+  if (ttl !== undefined) {
+    const spelled = ttl.after === undefined ? ttl.column : `${ttl.column}:+${ttl.after}s`;
+    if (keys.includes(ttl.column)) throw new ConfigError('ttl', spelled, `"${ttl.column}" is a key column; DynamoDB's TTL attribute is another attribute, written as N: name a column that is not keyColumn or sortKeyColumn`);
+    const type = config.columnTypes[ttl.column];
+    if (type !== undefined && type !== 'N') throw new ConfigError('columnTypes', `${ttl.column}:${type}`, `"${ttl.column}" is the TTL column, always written as N (epoch seconds): leave it out of columnTypes, or type it N`);
+    if (config.mode === 'delete') throw new ConfigError('ttl', spelled, 'a delete writes no attributes, only the keys of the items to delete: leave ttl out');
+    if (config.nest && ttl.column.includes('.')) throw new ConfigError('ttl', spelled, `with nest, "${ttl.column}" would be a member of a map, and DynamoDB's TTL attribute is a top-level one: rename the column to a name without a dot (rename "${ttl.column}:${ttl.column.replaceAll('.', '_')}") and name that`);
+  }
+  if (!config.nest) return;
+  for (const option of /** @type {const} */ (['keyColumn', 'sortKeyColumn'])) {
+    const column = config[option];
+    if (column !== undefined && column.includes('.')) {
+      throw new ConfigError(option, column, `with nest, a dotted name becomes a map, and a key is a top-level attribute: rename the column to a name without a dot (rename "${column}:${column.replaceAll('.', '_')}") and name that, or leave nest out`);
     }
   }
 }

@@ -7,7 +7,7 @@
 import { parseCheckpoint, parseShardSpec } from './job-values.js';
 import {
   boolean, columnList, columnTypes, delimiter, encoding, etag, integerIn, keyPrefix, keyPrefixOrEmpty, localPath,
-  oneOf, optional, optionalString, optionalUrl, price, renames, requiredString, setSeparator, suffixList, tableList, tableName,
+  oneOf, optional, optionalString, optionalUrl, price, renames, requiredString, setSeparator, suffixList, tableList, tableName, ttlOption,
 } from './values.js';
 
 /** Most shards one job may have: each is a concurrent Lambda invocation (or worker process). */
@@ -93,6 +93,8 @@ export const OPTIONS = /** @type {const} */ ([
   { name: 'fromRejects', group: 'rows', writes: true, flag: '--from-rejects', fallback: false, parse: boolean, help: 'the file is a fixed rejects file: skip its line, reason and message columns' },
   { name: 'drop', group: 'rows', writes: true, later: [], flag: '--drop', value: 'columns', fallback: [], shown: 'none', parse: columnList, help: 'columns (as the file names them) not written, e.g. notes,internal_id' },
   { name: 'rename', group: 'rows', writes: true, later: {}, flag: '--rename', value: 'list', fallback: {}, shown: 'none', parse: renames, help: 'columns written under other names, e.g. user_id:id,mail:email (the key, --types and --sort-key name them as renamed)' },
+  { name: 'ttl', group: 'rows', writes: true, later: undefined, flag: '--ttl', value: 'column[:+30d]', shown: 'none', parse: optional(ttlOption), help: 'the TTL column, written as N in epoch seconds from numbers or ISO 8601 dates; column:+30d fills it with the import\'s time plus 30 days (+Nd, +Nh, +Nm, +Ns)', docs: "the table's TTL attribute, written as N in epoch seconds: a column of whole seconds or ISO 8601 dates (`expires`), or the import's time plus a duration for every row (`expires:+30d`; +Nd, +Nh, +Nm or +Ns) ([TTL](formats.md#a-ttl-column))" },
+  { name: 'nest', group: 'rows', writes: true, later: false, flag: '--nest', fallback: false, parse: boolean, help: 'dotted names (address.city) become nested maps (address: {city})', docs: "dotted CSV headers and JSON Lines attribute names (`address.city`) become nested maps (`address: {city}`), any depth ([Nested maps](formats.md#nested-maps-from-dotted-names))" },
 
   // How fast, and how hard to try.
   { name: 'concurrency', group: 'write', env: 'CONCURRENCY', flag: '--concurrency', value: 'n', fallback: 32, parse: integerIn(1, 1024), help: 'most BatchWriteItem calls in flight (the adaptive window\'s ceiling)' },

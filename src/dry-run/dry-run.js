@@ -42,7 +42,8 @@ export async function runDryRun(config, { clients, logger, stop }) {
   const cost = createWriteCost(table);
   // The same records and items stages as an import's, so that the dry run rejects what the import would;
   // an item's JSON is read only for its secondary indexes.
-  const stages = rowStages({ format, config, start, source: input.source, keys: tableKeysOf(table), sized: true, json: cost.indexes.length > 0 });
+  const shaping = { importTime: Date.parse(start.importTime), warn: (/** @type {string} */ message, /** @type {Record<string, unknown>} */ fields) => logger.warn(message, { dryRun: true, ...fields }) };
+  const stages = rowStages({ format, config, start, source: input.source, keys: tableKeysOf(table), sized: true, json: cost.indexes.length > 0, shaping });
   const jobId = jobIdOf(config, input.source.etag);
   const totalBytes = input.gzip ? undefined : input.source.contentLength;
   const stats = createStats();
