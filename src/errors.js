@@ -37,7 +37,7 @@ export class HeaderError extends ImportError {
 
 /**
  * Why a row was not written. Codes are stable: they appear in the summary and the rejects file.
- * @typedef {'MALFORMED_CSV' | 'RECORD_TOO_LARGE' | 'INVALID_UTF8' | 'INVALID_UTF16' | 'FIELD_COUNT' | 'INVALID_NUMBER' | 'INVALID_BOOL' | 'INVALID_BINARY' | 'INVALID_SET' | 'INVALID_JSON' | 'INVALID_ATTRIBUTE_VALUE' | 'KEY_TYPE' | 'MISSING_KEY' | 'KEY_TOO_LONG' | 'ITEM_TOO_LARGE' | 'REJECTED_BY_TABLE' | 'ATTEMPTS_EXHAUSTED' | 'INVALID_VERSION'} RejectReason
+ * @typedef {'MALFORMED_CSV' | 'RECORD_TOO_LARGE' | 'INVALID_UTF8' | 'INVALID_UTF16' | 'FIELD_COUNT' | 'INVALID_NUMBER' | 'INVALID_BOOL' | 'INVALID_BINARY' | 'INVALID_SET' | 'INVALID_TTL' | 'INVALID_JSON' | 'INVALID_ATTRIBUTE_VALUE' | 'KEY_TYPE' | 'MISSING_KEY' | 'KEY_TOO_LONG' | 'ITEM_TOO_LARGE' | 'REJECTED_BY_TABLE' | 'ATTEMPTS_EXHAUSTED' | 'INVALID_VERSION'} RejectReason
  */
 
 /** One row that cannot become an item; it is rejected with its line, and the import goes on. */

@@ -74,6 +74,7 @@ export function crossCheck(config) {
   }
   checkShaping(config);
   checkWriteMode(config);
+  checkTtlAndNest(config);
   if (config.generateKey && config.mode === 'delete') {
     throw new ConfigError('generateKey', true, 'a delete names the keys of the items to delete: they come from the file, not generated; leave generateKey out');
   }
@@ -135,8 +136,37 @@ function checkWriteMode(config) {
   if (versionColumn in config.rename && !Object.values(config.rename).includes(versionColumn)) {
     throw new ConfigError('versionColumn', versionColumn, `is renamed to "${config.rename[versionColumn]}"; the version is named as it is written: name it "${config.rename[versionColumn]}"`);
   }
+  if (config.nest && versionColumn.includes('.')) {
+    throw new ConfigError('versionColumn', versionColumn, 'with nest, a dotted name becomes a member of a map, and the version compared is a top-level attribute: name one without a dot');
+  }
   const type = config.columnTypes[versionColumn];
   if (type !== undefined && type !== 'N' && type !== 'S') {
     throw new ConfigError('columnTypes', `${versionColumn}:${type}`, 'the version column is compared as a number (N) or as text (S)');
+  }
+}
+
+/**
+ * The TTL column and nested names against the keys and types: a key is neither the TTL attribute nor
+ * nested (DynamoDB's keys are top-level scalars), the TTL attribute is N and top-level, and a delete
+ * (which writes keys only) has no TTL to write.
+ * @param {ImportConfig} config
+ */
+function checkTtlAndNest(config) {
+  const keys = [config.keyColumn, ...(config.sortKeyColumn === undefined ? [] : [config.sortKeyColumn])];
+  const { ttl } = config;
+  if (ttl !== undefined) {
+    const spelled = ttl.after === undefined ? ttl.column : `${ttl.column}:+${ttl.after}s`;
+    if (keys.includes(ttl.column)) throw new ConfigError('ttl', spelled, `"${ttl.column}" is a key column; DynamoDB's TTL attribute is another attribute, written as N: name a column that is not keyColumn or sortKeyColumn`);
+    const type = config.columnTypes[ttl.column];
+    if (type !== undefined && type !== 'N') throw new ConfigError('columnTypes', `${ttl.column}:${type}`, `"${ttl.column}" is the TTL column, always written as N (epoch seconds): leave it out of columnTypes, or type it N`);
+    if (config.mode === 'delete') throw new ConfigError('ttl', spelled, 'a delete writes no attributes, only the keys of the items to delete: leave ttl out');
+    if (config.nest && ttl.column.includes('.')) throw new ConfigError('ttl', spelled, `with nest, "${ttl.column}" would be a member of a map, and DynamoDB's TTL attribute is a top-level one: rename the column to a name without a dot (rename "${ttl.column}:${ttl.column.replaceAll('.', '_')}") and name that`);
+  }
+  if (!config.nest) return;
+  for (const option of /** @type {const} */ (['keyColumn', 'sortKeyColumn'])) {
+    const column = config[option];
+    if (column !== undefined && column.includes('.')) {
+      throw new ConfigError(option, column, `with nest, a dotted name becomes a map, and a key is a top-level attribute: rename the column to a name without a dot (rename "${column}:${column.replaceAll('.', '_')}") and name that, or leave nest out`);
+    }
   }
 }

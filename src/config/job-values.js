@@ -60,6 +60,7 @@ import { ENCODINGS, FORMATS } from './values.js';
  * @property {string[]} [header] the file's header; absent in a shard from the object's start, which reads its own
  * @property {Encoding} [encoding]  the file's, decided by the planner
  * @property {import('./values.js').Format} [format]  the file's, decided by the planner (absent: CSV)
+ * @property {string} [importTime]  the job's time, when its plan was made (ISO 8601), the same for every shard
  */
 
 /**
@@ -82,7 +83,8 @@ export function parseShardSpec(raw, name) {
     // A range after a CSV header carries it; one from the object's start reads its own (or has none: JSON).
     (s.header === undefined ? s.start === 0 : isHeader(s.header)) &&
     (s.encoding === undefined || ENCODINGS.has(s.encoding)) &&
-    (s.format === undefined || FORMATS.has(s.format));
+    (s.format === undefined || FORMATS.has(s.format)) &&
+    (s.importTime === undefined || isTime(s.importTime));
   if (!ok) throw new ConfigError(name, '(a malformed shard)', 'the planner sets "shard" for the shards it starts; to shard a file, pass "shards" instead');
   return /** @type {ShardSpec} */ (s);
 }
@@ -102,6 +104,9 @@ function isSpread(spread) {
     )
   );
 }
+
+/** A time as the function writes it: ISO 8601 text of an instant. @param {unknown} value */
+const isTime = (value) => typeof value === 'string' && Number.isFinite(Date.parse(value));
 
 /** A header as a checkpoint or shard carries it: a list of names (empty for a JSON format). @param {unknown} value */
 function isHeader(value) {
@@ -142,6 +147,7 @@ export function parseCheckpoint(raw, name) {
     (c.totals.throttledCallsByReason === undefined || (c.totals.throttledCallsByReason !== null && typeof c.totals.throttledCallsByReason === 'object' && Object.values(c.totals.throttledCallsByReason).every(isCount))) &&
     Array.isArray(c.rejectsObjects) && c.rejectsObjects.every((/** @type {unknown} */ k) => typeof k === 'string') &&
     Array.isArray(c.rejectSample) &&
+    (c.startedAt === undefined || isTime(c.startedAt)) &&
     (c.gzip === undefined || typeof c.gzip === 'boolean') &&
     (c.encoding === undefined || ENCODINGS.has(c.encoding)) &&
     (c.replay === undefined || (typeof c.replay?.key === 'string' && Number.isInteger(c.replay?.rows) && c.replay.rows > 0)) &&

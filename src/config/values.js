@@ -124,6 +124,41 @@ export function renames(raw, name) {
   return map;
 }
 
+/**
+ * The TTL column (ttl): a column read as times, or with `:+N<d|h|m|s>` filled with the import's time
+ * plus that long, in epoch seconds. The duration is at least a second (a zero one expires every item as
+ * it is written) and at most 100 years. Also its own parsed form, as a checkpoint carries it.
+ * @typedef {{ column: string, after?: number }} TtlOption  after: seconds after the import's time
+ */
+
+/** Seconds in each unit of a ttl duration. */
+export const TTL_UNITS = /** @type {const} */ ({ d: 86_400, h: 3_600, m: 60, s: 1 });
+
+/** The longest ttl duration: 100 years of 365 days (an expiry past it is more likely a typo). */
+export const MAX_TTL_AFTER = 36_500 * 86_400;
+
+/** @param {unknown} raw @param {string} name @returns {TtlOption} */
+export function ttlOption(raw, name) {
+  const fix = 'name the column DynamoDB\'s TTL reads, e.g. "expires", or "expires:+30d" to write the import\'s time plus 30 days (+Nd, +Nh, +Nm or +Ns)';
+  if (raw !== null && typeof raw === 'object' && !Array.isArray(raw)) {
+    const { column, after, ...rest } = /** @type {Record<string, unknown>} */ (raw);
+    if (typeof column !== 'string' || column === '' || Object.keys(rest).length > 0 || (after !== undefined && !(Number.isInteger(after) && /** @type {number} */ (after) >= 1 && /** @type {number} */ (after) <= MAX_TTL_AFTER))) throw new ConfigError(name, raw, fix);
+    return after === undefined ? { column } : { column, after: /** @type {number} */ (after) };
+  }
+  if (typeof raw !== 'string' || raw.trim() === '') throw new ConfigError(name, raw, fix);
+  const text = raw.trim();
+  // A colon followed by "+" starts the duration; any other colon is part of the column's name.
+  const at = text.lastIndexOf(':+');
+  if (at === -1) return { column: text };
+  const column = text.slice(0, at).trim();
+  const duration = /^\+(\d{1,12})([dhms])$/.exec(text.slice(at + 1));
+  if (column === '' || duration === null) throw new ConfigError(name, raw, fix);
+  const after = Number(duration[1]) * TTL_UNITS[/** @type {keyof typeof TTL_UNITS} */ (duration[2])];
+  if (after === 0) throw new ConfigError(name, raw, 'a duration of 0 expires every item as it is written: give at least +1s');
+  if (after > MAX_TTL_AFTER) throw new ConfigError(name, raw, 'a duration of at most 36500d (100 years)');
+  return { column, after };
+}
+
 /** Column names, as a list or separated by commas: "notes,internal_id". @param {unknown} raw @param {string} name @returns {string[]} */
 export function columnList(raw, name) {
   const list = typeof raw === 'string' ? raw.split(',').map((part) => part.trim()).filter((part) => part !== '') : raw;

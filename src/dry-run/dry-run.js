@@ -45,7 +45,8 @@ export async function runDryRun(config, { clients, logger, stop }) {
   // an item's JSON is read only for its secondary indexes.
   // A conditional write mode's rows are checked as their calls would be (a version to compare).
   const refusalOf = versionRefusals(config, tableKeysOf(table));
-  const stages = rowStages({ format, config, start, source: input.source, keys: tableKeysOf(table), sized: true, json: cost.indexes.length > 0 || refusalOf !== undefined });
+  const shaping = { importTime: Date.parse(start.importTime), warn: (/** @type {string} */ message, /** @type {Record<string, unknown>} */ fields) => logger.warn(message, { dryRun: true, ...fields }) };
+  const stages = rowStages({ format, config, start, source: input.source, keys: tableKeysOf(table), sized: true, json: cost.indexes.length > 0 || refusalOf !== undefined, shaping });
   const jobId = jobIdOf(config, input.source.etag);
   const totalBytes = input.gzip ? undefined : input.source.contentLength;
   const stats = createStats();

@@ -4,6 +4,22 @@
  */
 import { HeaderError } from '../errors.js';
 import { sourceWhere } from '../source/source-name.js';
+import { nestProblem } from './nest.js';
+
+/**
+ * The header as the item builder writes it: columns dropped by the names the file gives them, then the
+ * others under their new names (rename); the keys, the types, the TTL column and nest name columns as
+ * written. Checked (checkHeader) here, so that the planner of shards refuses what a segment would.
+ * @param {string[]} header  as read @param {import('../config/index.js').ImportConfig} config
+ * @returns {{ names: string[], dropped: boolean[] }}  every column's written name, and which are dropped
+ */
+export function shapeHeader(header, config) {
+  const fileNames = header.map((name) => name.trim());
+  const dropped = fileNames.map((name) => config.drop.includes(name));
+  const names = fileNames.map((name) => config.rename[name] ?? name);
+  checkHeader(names.filter((_, i) => !dropped[i]), config);
+  return { names, dropped };
+}
 
 /** @param {string[]} names  trimmed @param {import('../config/index.js').ImportConfig} config */
 export function checkHeader(names, config) {
@@ -26,11 +42,36 @@ export function checkHeader(names, config) {
   if (config.sortKeyColumn !== undefined && !seen.has(config.sortKeyColumn)) {
     throw new HeaderError(`${where}: the header has no sort key column "${config.sortKeyColumn}" ${noHeader}; set sortKeyColumn to the column holding the table's sort key`);
   }
+  const filled = config.ttl?.after === undefined ? undefined : config.ttl.column;
   for (const column of Object.keys(config.columnTypes)) {
-    if (!seen.has(column) && column !== config.keyColumn) {
+    if (!seen.has(column) && column !== config.keyColumn && column !== filled) {
       throw new HeaderError(`${where}: columnTypes names "${column}", which is not in the header; name only columns of the header`);
     }
   }
+  checkShapes(names, config, where);
+}
+
+/**
+ * The TTL column: read from the header, or (with a duration) filled by the import, so not in it; and the
+ * names nested (nest) without a conflict, the attributes the import adds (a generated key, a filled TTL
+ * column) among them. Columns are named by position, as above.
+ * @param {string[]} names @param {import('../config/index.js').ImportConfig} config @param {string} where
+ */
+function checkShapes(names, config, where) {
+  const { ttl } = config;
+  if (ttl !== undefined && ttl.after === undefined && !names.includes(ttl.column)) {
+    throw new HeaderError(`${where}: ttl names "${ttl.column}", which is not in the header (as written, after drop and rename); name the column that holds the expiry times, or fill it with "${ttl.column}:+30d"`);
+  }
+  if (ttl?.after !== undefined && names.includes(ttl.column)) {
+    throw new HeaderError(`${where}: header column ${names.indexOf(ttl.column) + 1} is the TTL column "${ttl.column}", which ttl fills with the import's time plus ${ttl.after} s: drop that column (drop "${ttl.column}") to fill it, or read it (ttl "${ttl.column}" without a duration)`);
+  }
+  if (!config.nest) return;
+  const added = [...(config.generateKey ? [config.keyColumn] : []), ...(ttl?.after === undefined ? [] : [ttl.column])];
+  const problem = nestProblem([...names, ...added]);
+  if (problem === undefined) return;
+  const column = (/** @type {number} */ i) => (i < names.length ? `header column ${i + 1}` : added[i - names.length] === config.ttl?.column ? `the TTL column "${config.ttl.column}"` : `the generated key column "${config.keyColumn}"`);
+  if ('empty' in problem) throw new HeaderError(`${where}: with nest, ${column(problem.empty)} has an empty part between its dots (a..b, .a or a.): each part names a map or its member; rename it`);
+  throw new HeaderError(`${where}: with nest, ${column(problem.inner)} would be a member of the map ${column(problem.outer)} names, which is an attribute of its own: rename one of them (rename), or drop one (drop)`);
 }
 
 /** Delimiters a one-column header may hide. */

@@ -5,7 +5,10 @@
  */
 import { v5 as uuidv5 } from 'uuid';
 import { RowError } from '../errors.js';
-import { checkHeader } from './header.js';
+import { shapeHeader } from './header.js';
+import { nestItem } from './nest.js';
+import { createTtlReader, ttlAfter } from './ttl.js';
+import { noShaping } from './shaping.js';
 import { itemBytes, MAX_ITEM_BYTES, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES } from './item-size.js';
 import { joinKeyId } from './key-id.js';
 import { isDynamoNumber, normalizeNumber, numberBytes } from './numbers.js';
@@ -14,6 +17,7 @@ import { wireAs } from './json-values.js';
 import { sourceId } from '../source/source-name.js';
 
 /** @typedef {import('../config/index.js').ImportConfig} ImportConfig */
+/** @typedef {import('./shaping.js').Shaping} Shaping */
 
 /** Namespace of generated keys: uuid v5 of (bucket, key, ETag, line) under it is stable across re-runs. */
 const GENERATED_KEY_NAMESPACE = '6f1f4a52-3c0e-4f5e-9d3a-6a2b8f0c1e47';
@@ -40,22 +44,20 @@ const isBlankKey = (value) => value === undefined || value === '' || (value.char
  * @param {string[]} header  the first record, BOM already stripped by the parser
  * @param {ImportConfig} config
  * @param {{ etag: string }} source  the object version, for deterministic generated keys
- * @param {{ sized?: boolean, json?: boolean }} [options]  sized: every item's bytes (a dry run's), else none;
+ * @param {{ sized?: boolean, json?: boolean, shaping?: Shaping }} [options]  sized: every item's bytes (a dry run's), else none;
  *   json false: the item's JSON is not wanted (a dry run's on a table without indexes), and is not assembled
  *   when its size can be had without it
  * @returns {(fields: string[], line: number) => BuiltItem}
  */
-export function createItemBuilder(header, config, source, { sized = false, json: wantJson = true } = {}) {
+export function createItemBuilder(header, config, source, { sized = false, json: wantJson = true, shaping = noShaping() } = {}) {
   // Columns are dropped by the names the file gives them, then written under their new names (rename):
-  // the keys and the types name them as written.
-  const fileNames = header.map((name) => name.trim());
-  const dropped = fileNames.map((name) => config.drop.includes(name));
-  const names = fileNames.map((name) => config.rename[name] ?? name);
-  checkHeader(names.filter((_, i) => !dropped[i]), config);
+  // the keys, the types and the TTL column name them as written; then dotted names are nested (nest).
+  const { names, dropped } = shapeHeader(header, config);
   const skip = dropped.includes(true) ? dropped : undefined;
-
-  const types = names.map((name) => config.columnTypes[name] ?? 'S');
   const indexOfKept = (/** @type {string} */ name) => names.findIndex((written, i) => !dropped[i] && written === name);
+  const ttl = ttlOf(config, indexOfKept, shaping);
+
+  const types = names.map((name, i) => (i === ttl.index ? TTL : config.columnTypes[name] ?? 'S'));
   const keyIndex = config.generateKey ? -1 : indexOfKept(config.keyColumn);
   const sortIndex = config.sortKeyColumn === undefined ? -1 : indexOfKept(config.sortKeyColumn);
   const keyPrefix = `${sourceId(config)}#${source.etag}:`;
@@ -72,7 +74,7 @@ export function createItemBuilder(header, config, source, { sized = false, json:
   const sizeExactly = types.some((type) => type === 'M' || type === 'L');
   // Byte length is at most 3 x UTF-16 length (and attribute names count too): rows under this many
   // characters cannot reach 400 KB, so only rare huge rows pay for an exact size.
-  const nameChars = names.reduce((sum, name) => sum + name.length, 0) + (keyIndex === -1 ? config.keyColumn.length + 36 : 0);
+  const nameChars = names.reduce((sum, name) => sum + name.length, 0) + (keyIndex === -1 ? config.keyColumn.length + 36 : 0) + (ttl.piece?.length ?? 0);
   // A key is one however it is written: N by its value (007, 7), B by its bytes (AQ==, AR==).
   const keyIdOf = (/** @type {number} */ index, /** @type {string} */ value) => (types[index] === 'N' ? normalizeNumber(value) : types[index] === 'B' ? canonicalBase64(value) : value);
   // A key typed B is counted by its bytes, not by its base64's.
@@ -80,9 +82,14 @@ export function createItemBuilder(header, config, source, { sized = false, json:
   const fastSizeLimit = Math.floor(MAX_ITEM_BYTES / 3) - nameChars;
   // A sized item's bytes are added up as its S, N and BOOL members are written (the JSON is not read
   // again); a file with other types is sized from its JSON.
-  const sizeMembers = sized && types.every((type) => type === 'S' || type === 'N' || type === 'BOOL');
+  // A delete writes the key only: the other columns are not read, nor checked.
+  const keysOnly = config.mode === 'delete';
+  // Nested items are sized exactly, once nested.
+  const nest = config.nest && !keysOnly;
+  const sizeMembers = sized && !nest && types.every((type) => type === 'S' || type === 'N' || type === 'BOOL' || type === TTL);
   // Joining the pieces is most of what building costs: skipped where nothing reads the JSON.
   const assemble = wantJson || !sizeMembers;
+  const ttlPiece = keysOnly ? undefined : ttl.piece;
   const nameBytes = names.map((name) => Buffer.byteLength(name));
   const generatedKeyBytes = Buffer.byteLength(config.keyColumn) + 36;
 
@@ -90,8 +97,6 @@ export function createItemBuilder(header, config, source, { sized = false, json:
   // would make a rope five times its size, held as long as the row is (docs/design/items.md).
   /** @type {string[]} */
   const pieces = [];
-  // A delete writes the key only: the other columns are not read, nor checked.
-  const keysOnly = config.mode === 'delete';
   const op = keysOnly ? 'delete' : undefined;
   return function buildItem(fields, line) {
     pieces.length = 0;
@@ -114,6 +119,14 @@ export function createItemBuilder(header, config, source, { sized = false, json:
       chars += value.length;
       const type = types[i];
       if (type !== 'S' && type !== 'N' && type !== 'BOOL') {
+        // The TTL column's type is past the scalars too: a file without one pays nothing for it.
+        if (type === TTL) {
+          const wire = /** @type {NonNullable<typeof ttl.read>} */ (ttl.read)(value, line);
+          pieces.push(pieces.length === 1 ? '' : ',', typedOpening[i], wire);
+          // {"N":"seconds"}
+          if (sizeMembers) bytes += nameBytes[i] + numberBytes(wire.slice(6, -2));
+          continue;
+        }
         pieces.push(pieces.length === 1 ? '' : ',', typedOpening[i], wireAs(type, value, `column "${names[i]}"`, line, config.setSeparator));
         continue;
       }
@@ -143,6 +156,11 @@ export function createItemBuilder(header, config, source, { sized = false, json:
       }
     }
 
+    // A TTL column the import fills: the same value in every row.
+    if (ttlPiece !== undefined) {
+      pieces.push(pieces.length === 1 ? '' : ',', ttlPiece);
+      bytes += ttl.bytes;
+    }
     // The checks in the oracle's order (test/oracle/oracle.js): empty keys, the item's size, the keys' sizes.
     let keyValue;
     if (keyIndex === -1) {
@@ -161,8 +179,13 @@ export function createItemBuilder(header, config, source, { sized = false, json:
     }
 
     pieces.push('}');
-    const json = assemble ? pieces.join('') : '';
-    if (chars > fastSizeLimit || sizeExactly || (sized && !sizeMembers)) {
+    let json = assemble ? pieces.join('') : '';
+    if (nest) {
+      const item = /** @type {Record<string, import('./attribute-values.js').AttributeValue>} */ (nestItem(JSON.parse(json)));
+      json = JSON.stringify(item);
+      bytes = itemBytes(item);
+      if (bytes > MAX_ITEM_BYTES) throw new RowError('ITEM_TOO_LARGE', `line ${line}: item is ${bytes} bytes; DynamoDB's limit is ${MAX_ITEM_BYTES}`);
+    } else if (chars > fastSizeLimit || sizeExactly || (sized && !sizeMembers)) {
       if (!sizeMembers) bytes = itemBytes(JSON.parse(json));
       if (bytes > MAX_ITEM_BYTES) {
         throw new RowError('ITEM_TOO_LARGE', `line ${line}: item is ${bytes} bytes; DynamoDB's limit is ${MAX_ITEM_BYTES}`);
@@ -179,4 +202,21 @@ export function createItemBuilder(header, config, source, { sized = false, json:
     const keyId = joinKeyId(keyIndex === -1 ? keyValue : keyIdOf(keyIndex, keyValue), keyIdOf(sortIndex, sortValue));
     return { json, keyId, op, bytes: size };
   };
+}
+
+/** The type the TTL column is written by (as N, from numbers or dates), beside the column types. */
+const TTL = 'TTL';
+
+/**
+ * The TTL column of a header: read from the column at `index` (its values checked and converted), or
+ * filled by the import, the same piece in every row (with its size, as DynamoDB counts it).
+ * @param {ImportConfig} config @param {(name: string) => number} indexOfKept @param {Shaping} shaping
+ * @returns {{ index: number, read?: (text: string, line: number) => string, piece?: string, bytes: number }}
+ */
+function ttlOf(config, indexOfKept, shaping) {
+  const { ttl } = config;
+  if (ttl === undefined) return { index: -1, bytes: 0 };
+  if (ttl.after === undefined) return { index: indexOfKept(ttl.column), read: createTtlReader(ttl.column, shaping.warn), bytes: 0 };
+  const seconds = ttlAfter(shaping.importTime, ttl.after);
+  return { index: -1, piece: `${jsonString(ttl.column)}:{"N":"${seconds}"}`, bytes: Buffer.byteLength(ttl.column) + numberBytes(seconds) };
 }

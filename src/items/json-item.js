@@ -15,38 +15,66 @@ import { base64Bytes, checkAttributeValue, checkName, keyValueOf } from './attri
 import { itemBytes, MAX_ITEM_BYTES, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES } from './item-size.js';
 import { joinKeyId } from './key-id.js';
 import { JsonNumber, parseJson, wireAs, wireOf } from './json-values.js';
+import { nestMembers, nestProblem } from './nest.js';
+import { noShaping } from './shaping.js';
+import { createTtlReader, ttlAfter } from './ttl.js';
 
 /** @typedef {import('./attribute-values.js').AttributeValue} AttributeValue */
 /** @typedef {import('../write/table-check.js').TableKeys} TableKeys */
 /** @typedef {import('../write/table-check.js').KeyAttribute} KeyAttribute */
 
+/** The options a JSON item builder reads. @typedef {Pick<import('../config/index.js').ImportConfig, 'columnTypes' | 'setSeparator' | 'mode' | 'rename' | 'drop' | 'ttl' | 'nest'>} JsonConfig */
+
 /**
  * @param {'jsonl' | 'dynamodb-json'} format
- * @param {Pick<import('../config/index.js').ImportConfig, 'columnTypes' | 'setSeparator' | 'mode' | 'rename' | 'drop'>} config
+ * @param {JsonConfig} config
  * @param {import('../write/table-check.js').TableKeys} keys
+ * @param {import('./shaping.js').Shaping} [shaping]
  * @returns {(fields: string[], line: number) => import('./item-builder.js').BuiltItem}
  */
-export function createJsonItemBuilder(format, config, keys) {
+export function createJsonItemBuilder(format, config, keys, shaping = noShaping()) {
   const deletes = config.mode === 'delete';
-  if (format !== 'jsonl' && (config.drop.length > 0 || Object.keys(config.rename).length > 0)) {
-    throw new ConfigError(config.drop.length > 0 ? 'drop' : 'rename', config.drop.length > 0 ? config.drop.join(',') : JSON.stringify(config.rename), 'shapes CSV and JSON Lines; a DynamoDB export\'s items are written as the table held them: leave it out');
+  if (format !== 'jsonl') {
+    const [option, value] = config.drop.length > 0 ? ['drop', config.drop.join(',')] : Object.keys(config.rename).length > 0 ? ['rename', JSON.stringify(config.rename)] : config.ttl !== undefined ? ['ttl', config.ttl] : config.nest ? ['nest', true] : [];
+    if (option !== undefined) throw new ConfigError(option, value, 'shapes CSV and JSON Lines; a DynamoDB export\'s items are written as the table held them: leave it out');
+    return dynamodbJsonBuilder(keys, deletes);
   }
-  return format === 'jsonl' ? jsonLinesBuilder(config, keys, deletes) : dynamodbJsonBuilder(keys, deletes);
+  checkTableKeys(config, keys);
+  return jsonLinesBuilder(config, keys, deletes, shaping);
 }
 
 /**
- * @param {Pick<import('../config/index.js').ImportConfig, 'columnTypes' | 'setSeparator' | 'rename' | 'drop'>} config @param {import('../write/table-check.js').TableKeys} keys @param {boolean} deletes
+ * The table's keys against the TTL column and nest (the options' checks know the key columns only by
+ * keyColumn, which JSON Lines does not read): a key is neither the TTL attribute nor dotted under nest.
+ * @param {JsonConfig} config @param {TableKeys} keys
+ */
+function checkTableKeys(config, keys) {
+  for (const name of keyNames(keys)) {
+    if (config.ttl?.column === name) throw new ConfigError('ttl', config.ttl.column, `"${name}" is one of the table's keys; DynamoDB's TTL attribute is another attribute, written as N: name one that is not a key`);
+    if (config.nest && name.includes('.')) throw new ConfigError('nest', true, `the table's key "${name}" has a dot, which nest would read as a map and its member: leave nest out, or rename the attribute (rename) to the key's name from another`);
+  }
+}
+
+/**
+ * @param {JsonConfig} config @param {import('../write/table-check.js').TableKeys} keys @param {boolean} deletes
+ * @param {import('./shaping.js').Shaping} shaping
  * @returns {(fields: string[], line: number) => import('./item-builder.js').BuiltItem}
  */
-function jsonLinesBuilder({ columnTypes, setSeparator, rename, drop }, keys, deletes) {
+function jsonLinesBuilder({ columnTypes, setSeparator, rename, drop, ttl, nest: nested }, keys, deletes, shaping) {
   const names = keyNames(keys);
-  const shaped = drop.length > 0 || Object.keys(rename).length > 0;
+  // A delete reads the keys only: no TTL, nothing to nest.
+  const nest = nested && !deletes;
+  const ttlWire = deletes || ttl === undefined ? undefined : jsonTtl(ttl, shaping);
+  const shaped = drop.length > 0 || Object.keys(rename).length > 0 || ttlWire !== undefined || nest;
   const dropped = new Set(drop);
   return function buildItem(fields, line) {
     const text = fields[0];
     const object = parseJson(text, line, 'the line');
     if (!isObject(object)) throw new RowError('INVALID_JSON', `line ${line}: the line is JSON but not an object; each line of JSON Lines is one item, {"name": value, ...}`);
-    const members = [];
+    /** @type {string[]} */
+    let members = [];
+    /** Under nest, the members as [name, wire text], nested once all are read. @type {Array<[string, string]> | undefined} */
+    const pairs = nest ? [] : undefined;
     /** The key attributes' values, read back from their wire text (the item's is not parsed again). @type {Record<string, AttributeValue>} */
     const keyValues = Object.create(null);
     // Attributes are dropped by the names the line gives them, then written under their new names.
@@ -64,15 +92,62 @@ function jsonLinesBuilder({ columnTypes, setSeparator, rename, drop }, keys, del
       const type = columnTypes[name];
       const path = `attribute ${JSON.stringify(name)}`;
       const value = object[source];
-      const wire = type === undefined ? wireOf(value, path, line) : wireAs(type, value, path, line, setSeparator);
+      const wire = ttlWire !== undefined && name === ttl?.column ? ttlWire(value, line) : type === undefined ? wireOf(value, path, line) : wireAs(type, value, path, line, setSeparator);
       if (names.includes(name)) keyValues[name] = JSON.parse(wire);
-      members.push(`${JSON.stringify(name)}:${wire}`);
+      if (pairs !== undefined) pairs.push([name, wire]);
+      else members.push(`${JSON.stringify(name)}:${wire}`);
     }
+    const filled = ttlWire?.filled;
+    if (filled !== undefined) {
+      if (pairs !== undefined) pairs.push(filled);
+      else members.push(`${JSON.stringify(filled[0])}:${filled[1]}`);
+    }
+    if (pairs !== undefined) members = nestLine(pairs, names, keyValues, line);
     const json = `{${members.join(',')}}`;
-    // Each character is at most 3 bytes of the item (overheads of maps and lists included): only long lines are sized.
-    const sized = !deletes && text.length * 3 > MAX_ITEM_BYTES ? JSON.parse(json) : undefined;
+    // Each character is at most 3 bytes of the item (overheads of maps and lists included): only long lines
+    // are sized. Nested maps add overheads the line does not show: those items are sized exactly.
+    const sized = !deletes && (nest || text.length * 3 > MAX_ITEM_BYTES) ? JSON.parse(json) : undefined;
     return finish(json, keyValues, sized, keys, line, deletes ? 'delete' : undefined);
   };
+}
+
+/**
+ * The TTL attribute of JSON Lines: its value read as a CSV cell's (a number's text, or a string; null is
+ * NULL, as for any typed attribute; anything else INVALID_TTL), or, filled, the same member in every line,
+ * which a line must not have itself.
+ * @param {import('../config/values.js').TtlOption} ttl @param {import('./shaping.js').Shaping} shaping
+ * @returns {((value: unknown, line: number) => string) & { filled?: [string, string] }}
+ */
+function jsonTtl(ttl, shaping) {
+  if (ttl.after !== undefined) {
+    const filled = /** @type {[string, string]} */ ([ttl.column, `{"N":"${ttlAfter(shaping.importTime, ttl.after)}"}`]);
+    const refuse = (/** @type {unknown} */ _value, /** @type {number} */ line) => {
+      throw new RowError('INVALID_TTL', `line ${line}: the line has the TTL attribute ${JSON.stringify(ttl.column)}, which ttl fills with the import's time plus ${ttl.after} s: drop it (drop) to fill it, or read it (ttl without a duration)`);
+    };
+    return Object.assign(refuse, { filled });
+  }
+  const read = createTtlReader(ttl.column, shaping.warn);
+  return (value, line) => (value === null ? '{"NULL":true}' : read(typeof value === 'string' ? value : value instanceof JsonNumber ? value.text : '', line));
+}
+
+/**
+ * A line's members nested by their dotted names (nest), once every value is read: a name with an empty
+ * part is INVALID_ATTRIBUTE_VALUE, a name inside another (`a` and `a.b`) INVALID_JSON. A map named as a
+ * key is that key's value (of the wrong type: KEY_TYPE).
+ * @param {Array<[string, string]>} pairs @param {string[]} keys @param {Record<string, AttributeValue>} keyValues @param {number} line
+ */
+function nestLine(pairs, keys, keyValues, line) {
+  const problem = nestProblem(pairs.map(([name]) => name));
+  if (problem !== undefined && 'empty' in problem) {
+    throw new RowError('INVALID_ATTRIBUTE_VALUE', `line ${line}: with nest, the attribute ${JSON.stringify(pairs[problem.empty][0])} has an empty part between its dots (a..b, .a or a.); DynamoDB's names are at least one character`);
+  }
+  if (problem !== undefined) {
+    throw new RowError('INVALID_JSON', `line ${line}: with nest, the attribute ${JSON.stringify(pairs[problem.inner][0])} would be a member of the map ${JSON.stringify(pairs[problem.outer][0])}, which the line has as an attribute of its own`);
+  }
+  return nestMembers(pairs).map(([name, wire]) => {
+    if (keys.includes(name)) keyValues[name] = JSON.parse(wire);
+    return `${JSON.stringify(name)}:${wire}`;
+  });
 }
 
 /**

@@ -12,7 +12,7 @@ import { planKey } from '../state/object-keys.js';
 import { openRawSource } from '../source/open-bytes.js';
 import { sourceFields, sourceWhere } from '../source/source-name.js';
 import { planLineShards, planShards } from './shard-plan.js';
-import { checkHeader } from '../items/header.js';
+import { shapeHeader } from '../items/header.js';
 import { decideFormat } from '../records/format.js';
 import { compressionOf, peek } from '../source/compression.js';
 import { objectsOfJob } from '../source/job-objects.js';
@@ -105,7 +105,7 @@ async function cutObject(raw, { config, key, bytes, shards, where }) {
   const planned = await planShards(body, { bytes, shards, delimiter: config.delimiter, encoding: config.encoding, where });
   // A rejects file's shards carry its source's header, as its segments read it (records/rejects-file.js).
   const header = config.fromRejects ? sourceHeaderOf(planned.header.map((name) => name.trim()), where) : planned.header;
-  if (format === 'csv') checkHeader(header.map((name) => name.trim()), config);
+  if (format === 'csv') shapeHeader(header, config);
   return { format, shards: planned.shards, header, encoding: planned.encoding, ...(planned.note === undefined ? {} : { note: planned.note }) };
 }
 
@@ -232,6 +232,8 @@ export function shardPayloads(payload, plan, maxWcu, atOnce = plan.shards.length
         ...(header === undefined ? {} : { header }),
         ...(encoding === undefined ? {} : { encoding }),
         ...(format === undefined ? {} : { format }),
+        // Shards start at other times (shardConcurrency, re-runs): the job's time is its plan's.
+        importTime: plan.createdAt,
       },
     };
   });

@@ -95,7 +95,8 @@ async function importSegment(config, { clients, logger, stopBy = Infinity, deadl
   // A job named here (not a shard, not a continuation) starts now: `status` by the file's name finds it.
   if (start.jobId === undefined) await recordLatestJob(store, config.statusPrefix, { source: sourceId(config), etag: source.etag, table: config.table, jobId, options: writeOptionsOf(config) });
 
-  const stages = rowStages({ format, config, start, source, keys });
+  const shaping = { importTime: Date.parse(start.importTime), warn: (/** @type {string} */ message, /** @type {Record<string, unknown>} */ fields) => logger.warn(message, { ...where, jobId, ...fields }) };
+  const stages = rowStages({ format, config, start, source, keys, shaping });
   /** @type {RowsSoFar} */
   const rows = { header: stages.header, buildItem: stages.buildItem };
   const spread = await spreadRangesOf(config, start, input, body, format, rows, stages.onHeader);
@@ -125,7 +126,7 @@ async function importSegment(config, { clients, logger, stopBy = Infinity, deadl
             stopNow,
             bytesLeft: (bytesDone) => input.gzip || start.byte + bytesDone < source.end,
           })
-        : await readSpreadSegment({ config, clients, source, format, keys, spread, rows, onReopen, pass, report, firstByte: start.byte, stopBy, stopNow, writer });
+        : await readSpreadSegment({ config, clients, source, format, keys, shaping, spread, rows, onReopen, pass, report, firstByte: start.byte, stopBy, stopNow, writer });
     await shuffle.drain();
     await writer.flush();
     cleanup.release();
@@ -238,17 +239,17 @@ function startWriting({ config, clients, start, facts, keys, spread, report, dea
 /**
  * A spread segment's reading: a reader per range, their rows interleaved in key order.
  * @param {{ config: Config, clients: import('../clients.js').Clients, source: Input['source'], format: import('../config/values.js').Format,
- *   keys: import('../write/table-check.js').TableKeys, spread: SpreadRanges, rows: RowsSoFar, onReopen: (event: Record<string, unknown>) => void,
+ *   keys: import('../write/table-check.js').TableKeys, shaping: import('../items/shaping.js').Shaping, spread: SpreadRanges, rows: RowsSoFar, onReopen: (event: Record<string, unknown>) => void,
  *   pass: (entry: import('../types.js').Entry) => Promise<void> | undefined, report: Report, firstByte: number, stopBy: number, stopNow: () => boolean,
  *   writer: ReturnType<typeof createBatchWriter> }} options
  */
-function readSpreadSegment({ config, clients, source, format, keys, spread, rows, onReopen, pass, report, firstByte, stopBy, stopNow, writer }) {
+function readSpreadSegment({ config, clients, source, format, keys, shaping, spread, rows, onReopen, pass, report, firstByte, stopBy, stopNow, writer }) {
   return readSpread({
     ranges: spread.ranges,
     end: source.end,
     async open(range) {
       const opened = await openBytes(clients.s3, config, { byte: range.byte, end: source.end, etag: source.etag, gzip: false }, onReopen);
-      const { records } = rowStages({ format, config, start: { line: range.line, byte: range.byte, header: rows.header, encoding: spread.encoding }, source, keys });
+      const { records } = rowStages({ format, config, start: { line: range.line, byte: range.byte, header: rows.header, encoding: spread.encoding }, source, keys, shaping });
       return { records, body: opened.body, close: opened.close };
     },
     buildItem: /** @type {import('./read-rows.js').BuildItem} */ (rows.buildItem),

@@ -36,13 +36,14 @@ export async function formatOf(config, start, body) {
  * @param {import('../items/json-item.js').TableKeys} options.keys
  * @param {boolean} [options.sized]  CSV items carry their size (a dry run's)
  * @param {boolean} [options.json]  false: CSV items' JSON is not wanted, only their sizes (createItemBuilder)
+ * @param {import('../items/shaping.js').Shaping} options.shaping  the import's time and where warnings go
  */
-export function rowStages({ format, config, start, source, keys, sized = false, json = true }) {
-  if (config.fromRejects) return rejectsFileStages({ format, config, start, source, keys, sized, json });
+export function rowStages({ format, config, start, source, keys, sized = false, json = true, shaping }) {
+  if (config.fromRejects) return rejectsFileStages({ format, config, start, source, keys, sized, json, shaping });
   if (format !== 'csv') {
     return {
       records: createLineParser({ lineOffset: start.line, atFileStart: start.byte === 0 }),
-      buildItem: createJsonItemBuilder(format, config, keys),
+      buildItem: createJsonItemBuilder(format, config, keys, shaping),
       header: /** @type {string[]} */ ([]),
       /** @returns {import('./read-rows.js').BuildItem} */
       onHeader: () => {
@@ -52,10 +53,10 @@ export function rowStages({ format, config, start, source, keys, sized = false, 
   }
   return {
     records: createRecordParser({ delimiter: config.delimiter, lineOffset: start.line, fieldCount: start.header?.length, encoding: start.encoding ?? config.encoding, atFileStart: start.byte === 0 }),
-    buildItem: start.header === undefined ? undefined : createItemBuilder(start.header, config, source, { sized, json }),
+    buildItem: start.header === undefined ? undefined : createItemBuilder(start.header, config, source, { sized, json, shaping }),
     header: start.header,
     /** @param {string[]} fields */
-    onHeader: (fields) => createItemBuilder(fields, config, source, { sized, json }),
+    onHeader: (fields) => createItemBuilder(fields, config, source, { sized, json, shaping }),
   };
 }
 
@@ -64,7 +65,7 @@ export function rowStages({ format, config, start, source, keys, sized = false, 
  * CSV source's columns are read as that source's; a JSON source's single `record` column is its line.
  * @param {Parameters<typeof rowStages>[0]} options
  */
-function rejectsFileStages({ format, config, start, source, keys, sized, json }) {
+function rejectsFileStages({ format, config, start, source, keys, sized, json, shaping }) {
   const where = sourceWhere(config);
   const csv = createRecordParser({ delimiter: ',', lineOffset: start.line, fieldCount: start.header === undefined ? undefined : start.header.length + REJECTS_COLUMNS.length, encoding: start.encoding ?? config.encoding, atFileStart: start.byte === 0 });
   /** @param {string[]} header  the source's columns @returns {import('./read-rows.js').BuildItem} */
@@ -74,9 +75,9 @@ function rejectsFileStages({ format, config, start, source, keys, sized, json })
     if (format === 'csv' && holdsJson && config.format === 'auto') {
       throw new HeaderError(`${where} is the rejects file of a JSON import (its one column is "${JSON_RECORD_COLUMN}"): import it with format jsonl or dynamodb-json, as its source was (format csv to read it as a CSV column)`);
     }
-    if (format === 'csv') return createItemBuilder(header, config, source, { sized, json });
+    if (format === 'csv') return createItemBuilder(header, config, source, { sized, json, shaping });
     if (!holdsJson) throw new HeaderError(`${where} has the columns of a CSV import's rejects, not the "${JSON_RECORD_COLUMN}" column of a JSON import's: import it with format csv`);
-    return createJsonItemBuilder(format, config, keys);
+    return createJsonItemBuilder(format, config, keys, shaping);
   };
   return {
     records: withoutRejectsColumns(csv, { headerRead: start.header !== undefined, where }),

@@ -20,7 +20,7 @@ import { sourceFields, sourceName } from '../source/source-name.js';
  * @typedef {ReturnType<typeof summarize> & {
  *   jobId: string, bucket?: string, key?: string, file?: string, table: string, segments: number, reopens: number,
  *   rejectsObjects: string[], rejectSample: Array<{ line: number, reason: string }>,
- *   shard: number, shards: number, startedAt: string, note?: string
+ *   shard: number, shards: number, startedAt: string, ttlFrom?: string, note?: string
  * }} ImportSummary
  */
 /** @typedef {{ done: true, summary: ImportSummary } | { done: false, checkpoint: Checkpoint }} SegmentOutcome */
@@ -60,6 +60,8 @@ export async function startSegmentReport({ config, store, logger, start, jobId, 
   /** The job's figures so far, as the status object and the summary show them. */
   const figures = () => ({
     jobId, ...sourceFields(config), table: config.table, shard, shards, startedAt: start.startedAt,
+    // A filled TTL column's time, which every row's expiry counts from.
+    ...(config.ttl?.after === undefined ? {} : { ttlFrom: start.importTime }),
     ...summarize(stats, seconds()), segments: segment, reopens: reopens(), rejectsObjects, rejectSample,
   });
   /** @param {import('../state/job-status.js').ShardState} state @param {Record<string, unknown>} [extra] */

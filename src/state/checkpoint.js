@@ -59,6 +59,8 @@ export const jobIdOf = (config, etag) => jobIdFor(sourceId(config), etag, config
  * @property {number} shard        0-based
  * @property {number} shards
  * @property {string} startedAt    when the job's (or shard's) first segment started
+ * @property {string} importTime   the import's time, the same in every segment, resume and shard of a job:
+ *   a sharded job's plan's, else its first segment's start (ISO 8601); a filled TTL column counts from it
  * @property {number} seconds      time spent by earlier segments
  * @property {number} reopens      S3 re-opens by earlier segments
  * @property {Totals | undefined} totals
@@ -71,6 +73,7 @@ export const jobIdOf = (config, etag) => jobIdFor(sourceId(config), etag, config
  * @returns {SegmentStart}
  */
 export function segmentStart({ checkpoint, shard, etag }) {
+  const startedAt = checkpoint?.startedAt ?? new Date().toISOString();
   return {
     segment: (checkpoint?.segments ?? 0) + 1,
     byte: checkpoint?.byte ?? shard?.start ?? 0,
@@ -87,7 +90,9 @@ export function segmentStart({ checkpoint, shard, etag }) {
     spread: checkpoint?.spread === undefined ? undefined : spreadWithKnownSpans(checkpoint.spread),
     shard: shard?.index ?? 0,
     shards: shard?.count ?? 1,
-    startedAt: checkpoint?.startedAt ?? new Date().toISOString(),
+    startedAt,
+    // A shard's is its plan's (shards start at other times); a job's, its first segment's start, carried on.
+    importTime: shard?.importTime ?? startedAt,
     seconds: checkpoint?.seconds ?? 0,
     reopens: checkpoint?.reopens ?? 0,
     totals: checkpoint?.totals,

@@ -245,6 +245,45 @@ describe('the ddbload command', () => {
     expect(existsSync(stopped.checkpointFile)).toBe(false);
   });
 
+  it('writes --ttl column:+30d and --nest, and a Ctrl-C and --resume later leave every row\'s expiry at the job\'s time', async () => {
+    const dir = workDir();
+    const rows = Array.from({ length: 12_000 }, (_, i) => `r${i},name ${i},city ${i % 9},${i % 2 === 0 ? '' : '0150'}`);
+    writeFileSync(path.join(dir, 'people.csv'), `id,name,address.city,address.zip\n${rows.join('\n')}\n`);
+    const table = await createTable(local.dynamodb, tableKeysFor(OPTIONS));
+    const args = ['import', 'people.csv', '--table', table, '--ttl', 'expires:+30d', '--nest', '--types', 'address.zip:N', '--json', '--max-wcu', '3000', '--log-interval-ms', '200'];
+    let signalled = false;
+    const first = await runCli(args, {
+      cwd: dir,
+      env: process.env,
+      onStdout(text, child) {
+        if (!signalled && /"message":"throughput".*"written":[1-9]/.test(text)) {
+          signalled = true;
+          child.kill('SIGINT');
+        }
+      },
+    });
+    expect(first.code).toBe(130);
+    const stopped = jsonLines(first.stdout).at(-1);
+    // A second later: a resume that took its own time would write other expiries.
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    const second = await runCli([...args, '--resume', stopped.checkpointFile], { cwd: dir, env: process.env });
+    expect(second.code).toBe(0);
+    const summary = jsonLines(second.stdout).at(-1);
+    expect(summary).toMatchObject({ rowsRead: 12_000, written: 12_000, segments: 2, balanced: true });
+    const expires = String(Math.floor(Date.parse(summary.ttlFrom) / 1000) + 30 * 86_400);
+    const items = await scanTable(local.env, table);
+    expect(items).toHaveLength(12_000);
+    expect([...new Set(items.map((item) => item.expires.N))]).toEqual([expires]);
+    expect(items.find((item) => item.id.S === 'r1')?.address).toEqual({ M: { city: { S: 'city 1' }, zip: { N: '150' } } });
+    expect(items.find((item) => item.id.S === 'r2')?.address).toEqual({ M: { city: { S: 'city 2' } } });
+
+    // Refused with the fix, before anything is read: a key as the TTL column, another type for it.
+    const refused = await runCli(['import', 'people.csv', '--table', table, '--ttl', 'id', '--json'], { cwd: dir, env: process.env });
+    expect({ code: refused.code, stderr: refused.stderr }).toEqual({ code: 2, stderr: expect.stringContaining('"id" is a key column') });
+    const typed = await runCli(['import', 'people.csv', '--table', table, '--ttl', 'expires', '--types', 'expires:S', '--json'], { cwd: dir, env: process.env });
+    expect({ code: typed.code, stderr: typed.stderr }).toEqual({ code: 2, stderr: expect.stringContaining('always written as N (epoch seconds)') });
+  });
+
   it('refuses a second run of a job while the first is running, and names the process to wait for', async () => {
     const dir = workDir();
     const { csv } = mixedCsv(8_000);

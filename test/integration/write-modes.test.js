@@ -100,6 +100,7 @@ describe('write modes', () => {
     await expect(handler({ bucket: TEST_BUCKET, key: 'x.csv', table, writeMode: 'update', mode: 'delete' })).rejects.toThrow(/leave writeMode out with mode delete/);
     await expect(handler({ bucket: TEST_BUCKET, key: 'x.csv', table, writeMode: 'newer', versionColumn: 'id' })).rejects.toThrow(/is a key column/);
     await expect(handler({ bucket: TEST_BUCKET, key: 'x.csv', table, writeMode: 'newer', versionColumn: 'v', columnTypes: 'v:BOOL' })).rejects.toThrow(/compared as a number \(N\) or as text \(S\)/);
+    await expect(handler({ bucket: TEST_BUCKET, key: 'x.csv', table, writeMode: 'newer', versionColumn: 'meta.v', nest: true })).rejects.toThrow(/the version compared is a top-level attribute/);
   });
 
   it('newer is safe across shards of one file: with each key\'s versions unique, the table ends with each key\'s highest, whatever order the shards ran in', async () => {

@@ -42,7 +42,7 @@ export const FEATURES = Object.freeze({
   binaryKeys: 'tables whose partition or sort key is B',
   numberSpellings: 'one N key or set member written several ways (7, 007, 7.0, 70E-1)',
   badValues: 'values and lines the import must reject',
-  shaping: 'csv-types and jsonl: columns dropped and renamed (drop, rename), the partition key renamed from another name',
+  shaping: 'csv-types and jsonl: columns dropped and renamed (drop, rename), the partition key renamed from another name; a TTL column read or filled (ttl); dotted names nested (nest)',
   binaryOrder: 'spread: B keys, whose order (DynamoDB\'s, by bytes) is not their base64 text\'s',
   utf8Order: 'spread: S keys whose UTF-8 byte order (DynamoDB\'s) is not their UTF-16 order (U+E000-U+FFFF against astral characters)',
 });
@@ -115,7 +115,7 @@ export function featuresFrom(text) {
 /**
  * @typedef {object} ImportCase
  * @property {Buffer} bytes
- * @property {{ keyColumn: string, sortKeyColumn?: string, generateKey: boolean, columnTypes: Record<string, string>, delimiter: string, shuffleWindow: number, encoding?: string, format?: string, emptyCell?: string, setSeparator?: string, mode?: string, writeMode?: string, versionColumn?: string, drop?: string[], rename?: Record<string, string> }} options
+ * @property {{ keyColumn: string, sortKeyColumn?: string, generateKey: boolean, columnTypes: Record<string, string>, delimiter: string, shuffleWindow: number, encoding?: string, format?: string, emptyCell?: string, setSeparator?: string, mode?: string, writeMode?: string, versionColumn?: string, drop?: string[], rename?: Record<string, string>, ttl?: string, nest?: boolean }} options
  * @property {string} description  the case as JavaScript: bytes and options
  * @property {number} rows         data rows written (before faults)
  * @property {{ partition: { name: string, type: 'S' | 'N' | 'B' }, sort?: { name: string, type: 'S' | 'N' | 'B' } }} [tableKeys]  default: from the key columns' types

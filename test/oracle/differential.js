@@ -142,10 +142,14 @@ export async function runCase(local, importCase, conditions) {
   // One object, or (a prefix job) each of the case's objects under a prefix of its own.
   const key = `oracle/${randomUUID()}${objects === undefined ? (importCase.objectSuffix ?? '.csv') : '/'}`;
   let expected;
+  /** @type {{ bucket: string, key: string, etag: string } | undefined} */
+  let object;
   if (objects === undefined) {
     const put = await s3.send(new PutObjectCommand({ Bucket: TEST_BUCKET, Key: key, Body: bytes }));
     const etag = (put.ETag ?? '').replaceAll('"', '');
-    expected = expectedFor(importCase, tableKeys, { bucket: TEST_BUCKET, key, etag });
+    object = { bucket: TEST_BUCKET, key, etag };
+    // A filled TTL column's time is known after the run (below); until then, any.
+    expected = expectedFor(importCase, tableKeys, object, 0);
   } else {
     for (const object of objects) await s3.send(new PutObjectCommand({ Bucket: TEST_BUCKET, Key: `${key}${object.name}`, Body: object.bytes }));
     expected = expectedOfObjects(importCase, tableKeys);
@@ -207,6 +211,10 @@ export async function runCase(local, importCase, conditions) {
       thrown = error;
     }
     process.env.DYNAMODB_ENDPOINT = env.DYNAMODB_ENDPOINT;
+    // A filled TTL column counts from the import's time, which the summary says (ttlFrom): the oracle
+    // takes it from there, and every row, of every segment, resume and shard, must have counted from it.
+    const ttlFrom = Date.parse(summary?.ttlFrom);
+    if (fillsTtl(options) && object !== undefined) expected = expectedFor(importCase, tableKeys, object, Number.isFinite(ttlFrom) ? ttlFrom : 0);
     const items = await scanTable(env, table);
     /** @type {string[][]} */
     const rejects = [];
@@ -225,6 +233,7 @@ export async function runCase(local, importCase, conditions) {
     outcome = /** @type {Outcome} */ ({ summary, thrown, items, rejects, proxies, answersLost });
     if (importCase.stops !== undefined) outcome.roundTrip = stopsTaken.length === 0 ? 'finished before any stop' : stopsTaken.join(', then ');
     differences = compare(expected, outcome, options);
+    if (fillsTtl(options) && summary !== undefined && !Number.isFinite(ttlFrom)) differences.push(`the summary says no ttlFrom (${summary.ttlFrom}), the time a filled TTL column counts from`);
     // A round trip (from-rejects lane): the rejects file, fixed, imported into the same table.
     if (importCase.roundTrip !== undefined && differences.length === 0 && rejectsObjects.length > 0) {
       /** @type {string[][]} */
@@ -239,10 +248,11 @@ export async function runCase(local, importCase, conditions) {
       await s3.send(new PutObjectCommand({ Bucket: TEST_BUCKET, Key: fixedKey, Body: fixed }));
       const format = options.format ?? 'csv';
       const initialItems = [...expected.items.values()];
-      const expectedAgain =
+      /** @param {number} [importTime] */
+      const expectedOfFixed = (importTime) =>
         format === 'csv'
-          ? expectedImport(fixed, { ...options, fromRejects: true, initialItems })
-          : expectedJsonImport(fixed, { format: /** @type {'jsonl' | 'dynamodb-json'} */ (format), tableKeys, columnTypes: options.columnTypes, setSeparator: options.setSeparator, mode: options.mode, writeMode: options.writeMode, versionColumn: options.versionColumn, drop: options.drop, rename: options.rename, initialItems, fromRejects: true });
+          ? expectedImport(fixed, { ...options, fromRejects: true, initialItems, importTime })
+          : expectedJsonImport(fixed, { format: /** @type {'jsonl' | 'dynamodb-json'} */ (format), tableKeys, columnTypes: options.columnTypes, setSeparator: options.setSeparator, mode: options.mode, writeMode: options.writeMode, versionColumn: options.versionColumn, drop: options.drop, rename: options.rename, ttl: options.ttl, nest: options.nest, initialItems, fromRejects: true, importTime });
       process.env.DYNAMODB_ENDPOINT = endpoint;
       /** @type {Record<string, any> | undefined} */
       let summaryAgain;
@@ -254,6 +264,8 @@ export async function runCase(local, importCase, conditions) {
         thrownAgain = error;
       }
       process.env.DYNAMODB_ENDPOINT = env.DYNAMODB_ENDPOINT;
+      // The second import is a job of its own, with its own time.
+      const expectedAgain = expectedOfFixed(Date.parse(summaryAgain?.ttlFrom) || 0);
       /** @type {string[][]} */
       const rejectsAgain = [];
       for (const object of summaryAgain?.rejectsObjects ?? []) rejectsAgain.push(...(await readRejects(s3, object)).slice(1));
@@ -305,17 +317,21 @@ async function runStopped(event, stops, context, stopsTaken = /** @type {string[
   }
 }
 
+/** Whether a case's TTL column is filled by the import (`column:+duration`). @param {ImportCase['options']} options */
+const fillsTtl = (options) => typeof options.ttl === 'string' && options.ttl.includes(':+');
+
 /**
  * What the oracle of the case's format says the import must leave.
  * @param {ImportCase} importCase @param {import('./json-oracle.js').TableKeys} tableKeys
  * @param {{ bucket: string, key: string, etag: string }} object
+ * @param {number} [importTime]  the import's time (epoch ms), for a filled TTL column (before the run: unknown)
  */
-export function expectedFor(importCase, tableKeys, object) {
+export function expectedFor(importCase, tableKeys, object, importTime) {
   const { bytes, options, initialItems } = importCase;
   if (options.format === 'jsonl' || options.format === 'dynamodb-json') {
-    return expectedJsonImport(bytes, { format: options.format, tableKeys, columnTypes: options.columnTypes, setSeparator: options.setSeparator, mode: options.mode, writeMode: options.writeMode, versionColumn: options.versionColumn, drop: options.drop, rename: options.rename, initialItems });
+    return expectedJsonImport(bytes, { format: options.format, tableKeys, columnTypes: options.columnTypes, setSeparator: options.setSeparator, mode: options.mode, writeMode: options.writeMode, versionColumn: options.versionColumn, drop: options.drop, rename: options.rename, ttl: options.ttl, nest: options.nest, initialItems, importTime });
   }
-  return expectedImport(bytes, { ...options, ...object, initialItems });
+  return expectedImport(bytes, { ...options, ...object, initialItems, importTime });
 }
 
 /**

@@ -22,6 +22,7 @@
  * over its length limit KEY_TOO_LONG. Keys compare as DynamoDB compares them (oracle.js keyIdOf).
  */
 import { hasLoneSurrogate, JsonNumber, JsonSyntaxError, parseJsonText } from './json-text.js';
+import { filledTtl, nested, nestTrouble, readTtl, ttlValue } from './shape-oracle.js';
 import {
   applyRow,
   base64ToBytes,
@@ -63,6 +64,9 @@ import { applyWrite } from './write-oracle.js';
  *   each record one line of the source
  * @property {string[]} [drop]  JSON Lines only: attributes not written, by their names in the line
  * @property {Record<string, string>} [rename]  JSON Lines only: attributes written under other names
+ * @property {string} [ttl]  JSON Lines only: the TTL attribute, or attribute:+Nd (shape-oracle.js)
+ * @property {boolean} [nest]  JSON Lines only: dotted names become nested maps (shape-oracle.js)
+ * @property {number} [importTime]  the import's time (epoch ms), which a filled TTL attribute counts from
  */
 
 /** A function declaration, so that a call to it ends the code path for the type checker. @param {string} reason @returns {never} */
@@ -169,6 +173,7 @@ function jsonLinesRow(text, options) {
   const item = Object.create(null);
   const drop = new Set(options.drop ?? []);
   const rename = new Map(Object.entries(options.rename ?? {}));
+  const ttl = deletes ? undefined : readTtl(options.ttl).ttl;
   for (const [source, value] of object) {
     // Dropped by the name the line gives it, then written under its new name; two onto one name: refused.
     if (drop.has(source)) continue;
@@ -176,10 +181,36 @@ function jsonLinesRow(text, options) {
     if (deletes && !keyNames.includes(name)) continue;
     if (Object.hasOwn(item, name)) refuse('INVALID_JSON');
     checkName(name);
+    if (ttl !== undefined && name === ttl.column) {
+      define(item, name, ttlAttribute(value, ttl.after !== undefined));
+      continue;
+    }
     const type = options.columnTypes === undefined ? undefined : Object.getOwnPropertyDescriptor(options.columnTypes, name)?.value;
     define(item, name, type === undefined ? jsonToAttribute(value) : jsonAs(type, value, options.setSeparator ?? '|'));
   }
+  if (ttl?.after !== undefined) define(item, ttl.column, { N: filledTtl(options.importTime ?? NaN, ttl.after) });
+  // Nested once every value is read: a name with an empty part, or one inside another, rejects the line.
+  if (options.nest === true && !deletes) {
+    const trouble = nestTrouble(Object.keys(item));
+    if (trouble === 'empty') refuse('INVALID_ATTRIBUTE_VALUE');
+    if (trouble === 'conflict') refuse('INVALID_JSON');
+    return { item: nested(item), op: 'put' };
+  }
   return { item, op: deletes ? 'delete' : 'put' };
+}
+
+/**
+ * The TTL attribute's value: null is NULL; a number's text or a string is read by ttlValue; anything else,
+ * or any value where the import fills the attribute, is INVALID_TTL.
+ * @param {import('./json-text.js').JsonValue} value @param {boolean} filled
+ * @returns {AttributeValue}
+ */
+function ttlAttribute(value, filled) {
+  if (filled) return refuse('INVALID_TTL');
+  if (value === null) return { NULL: true };
+  const text = value instanceof JsonNumber ? value.text : typeof value === 'string' ? value : undefined;
+  const seconds = text === undefined ? undefined : ttlValue(text);
+  return seconds === undefined ? refuse('INVALID_TTL') : { N: seconds };
 }
 
 /**

@@ -416,6 +416,40 @@ function jsonShapingOf(spec, partition) {
   return { partitionInFile, options: { ...(drop.length === 0 ? {} : { drop }), ...(Object.keys(rename).length === 0 ? {} : { rename }) } };
 }
 
+/**
+ * A TTL column and nested names, under the `shaping` feature: a TTL column read (`expires`) in two cases
+ * in five, filled from the import's time (`expires:+30d`) in two (its file column then left out or
+ * dropped; often enough that stops, resumes and hand-overs meet it); names nested in half the cases, now
+ * and then with a name that cannot be (inside another, or with an empty part).
+ * @param {Features} features
+ */
+function ttlNestArbitrary(features) {
+  const none = { ttl: 'none', duration: '+30d', typedN: false, dropFilled: false, ttlAt: 0, nest: false, trouble: 'none' };
+  if (!features.has('shaping')) return fc.constant(none);
+  return fc.record({
+    ttl: fc.constantFrom('none', 'column', 'column', 'filled', 'filled'),
+    duration: fc.constantFrom('+30d', '+1h', '+90s', '+36500d', '+1s'),
+    typedN: fc.boolean(),
+    dropFilled: fc.boolean(),
+    ttlAt: fc.nat(6),
+    nest: fc.boolean(),
+    trouble: fc.nat(11).map((n) => (n === 11 ? 'conflict' : n === 10 ? 'empty' : 'none')),
+  });
+}
+
+/** TTL values as a cell or a JSON string holds them: seconds, milliseconds, ISO 8601 dates with offsets, before 1970, leap seconds. */
+const TTL_GOOD = ['1790000000', '0', '-86400', '0001790000000', '1790000000000', '2026-11-26', '2026-11-26T14:05Z', '2026-11-26T15:05:09.75+01:00', '1969-12-31T23:59:59.5Z', '2016-12-31T23:59:60Z', '0050-01-01', '2026-11-26T09:35-0430', '2026-11-27T00:05:09,123456789+10', '9999-12-31T23:59:59Z', '2024-02-29T00:00:00-00:00'];
+/** Values that are no TTL: no zone, no real day or hour, other number spellings. */
+const TTL_BAD = ['soon', '2026-02-30', '2026-11-26T14:05', '1.5', '1e9', ' 1', '2026-11-26T24:00Z', '123456789012345678901234567890123456789', '2026-11-26 14:05Z'];
+
+/** A TTL cell: mostly good, sometimes empty or (badValues) bad. @param {Features} features */
+function ttlCell(features) {
+  return fc.record({ pick: fc.nat(99), variant: fc.nat(40) }).map(({ pick, variant }) => (pick < 10 ? '' : features.has('badValues') && pick >= 88 ? TTL_BAD[variant % TTL_BAD.length] : TTL_GOOD[variant % TTL_GOOD.length]));
+}
+
+/** Names the csv-types lane's columns take under nest: maps one to three deep, and plain names. */
+const NESTED_NAMES = /** @type {Record<string, string>} */ ({ a: 'm.a', b: 'm.b', c: 'm.n.c', d: 'p.q.r', e: 'e', f: 'f', Zoë: 'Zoë.ü', 'x y': 'x y.z' });
+
 // Lane: every CSV type, emptyCell
 
 const ALL_TYPES = ['S', 'N', 'BOOL', 'B', 'M', 'L', 'SS', 'NS', 'BS'];
@@ -465,7 +499,7 @@ function typedCell(features) {
 
 /** @param {Features} features @param {number} maxRows */
 function csvTypesLane(features, maxRows) {
-  const row = fc.record({ pk: keyChoice(12), sk: keyChoice(12), cells: fc.array(typedCell(features), { minLength: 6, maxLength: 6 }), emptyKey: fc.nat(40).map((n) => n === 40 && features.has('badValues')) });
+  const row = fc.record({ pk: keyChoice(12), sk: keyChoice(12), cells: fc.array(typedCell(features), { minLength: 6, maxLength: 6 }), emptyKey: fc.nat(40).map((n) => n === 40 && features.has('badValues')), ttl: ttlCell(features) });
   return fc
     .record({
       tableKeys: tableKeysArbitrary(features),
@@ -476,28 +510,62 @@ function csvTypesLane(features, maxRows) {
       shape: fileShape,
       shuffleWindow,
       shaping: shapingArbitrary(features),
+      ttlNest: ttlNestArbitrary(features),
     })
     .map((spec) => {
       const keys = rowKeys(spec.tableKeys, spec.rows, features, 'csv');
       const { partition, sort } = spec.tableKeys;
-      const columns = spec.columns.filter((column) => column.name !== partition.name && column.name !== sort?.name);
+      const { ttlNest } = spec;
+      const columns = spec.columns
+        .filter((column) => column.name !== partition.name && column.name !== sort?.name)
+        .map((column) => (ttlNest.nest ? { ...column, name: NESTED_NAMES[column.name] ?? column.name } : column));
       const separate = (/** @type {string} */ text) => (spec.setSeparator === '|' ? text : text.replaceAll('|', spec.setSeparator));
       const shaping = shapingOf(spec.shaping, columns.map((column) => column.name), partition.name);
-      const header = [shaping.partitionInFile, ...(sort === undefined ? [] : [sort.name]), ...columns.map((column) => column.name)];
+      // The TTL column among the others (read, or in the file but dropped where the import fills it); a
+      // column whose name cannot be nested with the others.
+      const ttlInFile = ttlNest.ttl === 'column' || (ttlNest.ttl === 'filled' && ttlNest.dropFilled);
+      const ttlAt = ttlNest.ttlAt % (columns.length + 1);
+      const odd = ttlNest.nest && ttlNest.trouble !== 'none' ? (ttlNest.trouble === 'conflict' ? 'm' : ['a..b', '.a', 'a.'][ttlNest.ttlAt % 3]) : undefined;
+      const names = columns.map((column) => column.name);
+      if (ttlInFile) names.splice(ttlAt, 0, 'expires');
+      if (odd !== undefined) names.push(odd);
+      const header = [shaping.partitionInFile, ...(sort === undefined ? [] : [sort.name]), ...names];
       const lines = spec.rows.map((r, i) => {
         const cells = [r.emptyKey ? '' : keys[i].pk.text, ...(sort === undefined ? [] : [/** @type {{ text: string }} */ (keys[i].sk).text])];
+        /** @type {string[]} */
+        const others = [];
         columns.forEach((column, c) => {
           const text = r.cells[c].text(column.type);
-          cells.push(['SS', 'NS', 'BS'].includes(column.type) ? separate(text) : text);
+          others.push(['SS', 'NS', 'BS'].includes(column.type) ? separate(text) : text);
         });
+        if (ttlInFile) others.splice(ttlAt, 0, r.ttl);
+        if (odd !== undefined) others.push(`x${i}`);
+        cells.push(...others);
         return cells.map((cell, c) => csvField(cell, r.cells[c % r.cells.length].quote)).join(',');
       });
       // Types name the columns as written: a dropped column has none, a renamed one its new name's.
       const typed = columns.filter((column) => column.type !== 'S' && !shaping.drop.includes(column.name));
       const columnTypes = { ...keyColumnTypes(spec.tableKeys), ...Object.fromEntries(typed.map((column) => [shaping.rename[column.name] ?? column.name, column.type])) };
-      const options = { format: 'csv', columnTypes, emptyCell: spec.emptyCell, ...(spec.setSeparator === '|' ? {} : { setSeparator: spec.setSeparator }), shuffleWindow: spec.shuffleWindow, ...shaping.options };
+      if (ttlNest.ttl === 'column' && ttlNest.typedN) columnTypes.expires = 'N';
+      const options = { format: 'csv', columnTypes, emptyCell: spec.emptyCell, ...(spec.setSeparator === '|' ? {} : { setSeparator: spec.setSeparator }), shuffleWindow: spec.shuffleWindow, ...shaping.options, ...ttlNestOptions(ttlNest, 'expires', shaping.options.drop) };
       return importCase(joinLines([header.map((name) => csvField(name, false)).join(','), ...lines], spec.shape), options, spec.tableKeys, spec.rows.length, { objectSuffix: '.csv' });
     });
+}
+
+/**
+ * The ttl and nest options of a case: the TTL column read or filled (then dropped from the file where it
+ * has one), nest on or off.
+ * @param {{ ttl: string, duration: string, dropFilled: boolean, nest: boolean }} spec @param {string} column
+ * @param {string[] | undefined} drop  the case's other drops
+ */
+function ttlNestOptions(spec, column, drop) {
+  /** @type {{ ttl?: string, nest?: boolean, drop?: string[] }} */
+  const options = {};
+  if (spec.ttl === 'column') options.ttl = column;
+  if (spec.ttl === 'filled') options.ttl = `${column}:${spec.duration}`;
+  if (spec.ttl === 'filled' && spec.dropFilled) options.drop = [...(drop ?? []), column];
+  if (spec.nest) options.nest = true;
+  return options;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -528,7 +596,9 @@ function jsonLinesLane(features, maxRows) {
   const line = fc.record({
     pk: keyChoice(16),
     sk: keyChoice(16),
-    values: fc.dictionary(fc.constantFrom('v', 'w', 'Zoë', 'nested', '__x', 'Item'), jsonValueArbitrary(features), { maxKeys: 3 }),
+    values: fc.dictionary(fc.constantFrom('v', 'w', 'Zoë', 'nested', '__x', 'Item', 'v.a', 'v.b.c', 'w.x.y', 'Zoë.ü', ...(bad ? ['a..b', '.a'] : [])), jsonValueArbitrary(features), { maxKeys: 3 }),
+    // The TTL attribute: present in most lines (in fewer where the import fills it), of every kind of value.
+    ttl: fc.record({ present: fc.nat(9), value: fc.oneof(ttlCell(features).map((text) => (text === '' ? '""' : jsonString(text))), fc.constantFrom('1790000000', '1790000000000', '-86400', '0', '-0', 'null', ...(bad ? ['1.5', '1e9', 'true', '[1]', '{"a":1}'] : []))) }),
     typed: fc.record({ n: fc.option(fc.constantFrom('42', '007', '-0.50', '1e3', '12345678901234567890123'), { nil: undefined }), tags: fc.option(fc.constantFrom('a|b', 'b'), { nil: undefined }), flag: fc.option(fc.constantFrom('TRUE', 'false'), { nil: undefined }), bin: fc.option(fc.constantFrom('AQ==', 'AQID', ...(features.has('oddBase64') ? ['AR=='] : [])), { nil: undefined }) }),
     // One fault a line at most: the line's shape, its key, or one bad value.
     fault: bad ? fc.noBias(fc.integer({ min: -40, max: 9 })).map((n) => (n <= 0 ? 'none' : ['truncated', 'array', 'noKey', 'keyNull', 'duplicateName', 'emptyName', 'invalidUtf8', 'wrongKeyType', 'badValue'][n - 1])) : fc.constant('none'),
@@ -539,9 +609,11 @@ function jsonLinesLane(features, maxRows) {
     escape: fc.nat(9).map((n) => n === 9),
   });
   return fc
-    .record({ tableKeys: tableKeysArbitrary(features), rows: fc.array(line, { maxLength: maxRows, size: 'max' }), keysTyped: fc.boolean(), shape: fileShape, shuffleWindow, shaping: shapingArbitrary(features) })
+    .record({ tableKeys: tableKeysArbitrary(features), rows: fc.array(line, { maxLength: maxRows, size: 'max' }), keysTyped: fc.boolean(), shape: fileShape, shuffleWindow, shaping: shapingArbitrary(features), ttlNest: ttlNestArbitrary(features) })
     .map((spec) => {
       const { partition, sort } = spec.tableKeys;
+      const { ttlNest } = spec;
+      const ttlShare = ttlNest.ttl === 'filled' && !ttlNest.dropFilled ? 2 : 7;
       const shaping = jsonShapingOf(spec.shaping, partition.name);
       const keys = rowKeys(spec.tableKeys, spec.rows, features, 'json');
       /** @type {Record<string, string>} */
@@ -558,6 +630,7 @@ function jsonLinesLane(features, maxRows) {
         for (const [name, value] of Object.entries(r.values)) if (name !== partition.name && name !== sort?.name) members.push([name, jsonText(value)]);
         for (const [name, value] of Object.entries(r.typed)) if (value !== undefined) members.push([name, name === 'n' && /^-?\d/.test(value) && i % 2 === 0 && !value.startsWith('00') ? value : jsonString(value)]);
         members.push(['row', String(i)]);
+        if (r.ttl.present < ttlShare) members.splice(Math.min(members.length, 1 + (r.ttl.present % 3)), 0, ['exp', r.ttl.value]);
         if (r.fault === 'duplicateName') members.push(['row', i % 2 === 0 ? String(i) : String(i + 1)]);
         if (r.fault === 'emptyName') members.push(['', '1']);
         if (r.fault === 'badValue') members.push(/** @type {[string, string]} */ (r.badValue));
@@ -567,7 +640,8 @@ function jsonLinesLane(features, maxRows) {
         if (r.fault === 'invalidUtf8') return Buffer.concat([Buffer.from(text.slice(0, -1)), Buffer.from([0xff]), Buffer.from('}')]);
         return text;
       });
-      return importCase(joinLines(lines, spec.shape), { format: 'jsonl', columnTypes, shuffleWindow: spec.shuffleWindow, ...shaping.options }, spec.tableKeys, spec.rows.length, { objectSuffix: '.jsonl' });
+      const options = { format: 'jsonl', columnTypes, shuffleWindow: spec.shuffleWindow, ...shaping.options, ...ttlNestOptions(ttlNest, 'exp', shaping.options.drop) };
+      return importCase(joinLines(lines, spec.shape), options, spec.tableKeys, spec.rows.length, { objectSuffix: '.jsonl' });
     });
 }
 

@@ -59,6 +59,7 @@
 import { v5 as uuidv5 } from 'uuid';
 import { hasLoneSurrogate, JsonNumber, JsonSyntaxError, parseJsonText } from './json-text.js';
 import { applyWrite } from './write-oracle.js';
+import { filledTtl, nested, nestTrouble, readTtl, ttlValue } from './shape-oracle.js';
 
 export const MAX_RECORD_BYTES = 1024 * 1024;
 export const MAX_ITEM_BYTES = 400 * 1024;
@@ -67,7 +68,7 @@ export const MAX_SORT_KEY_BYTES = 1024;
 export const GENERATED_KEY_NAMESPACE = '6f1f4a52-3c0e-4f5e-9d3a-6a2b8f0c1e47';
 
 /** Reasons whose rejects carry the record's fields, which a comparison checks. */
-export const REASONS_WITH_FIELDS = new Set(['FIELD_COUNT', 'INVALID_NUMBER', 'INVALID_BOOL', 'INVALID_BINARY', 'INVALID_SET', 'INVALID_JSON', 'INVALID_ATTRIBUTE_VALUE', 'KEY_TYPE', 'MISSING_KEY', 'KEY_TOO_LONG', 'ITEM_TOO_LARGE', 'REJECTED_BY_TABLE', 'INVALID_VERSION']);
+export const REASONS_WITH_FIELDS = new Set(['FIELD_COUNT', 'INVALID_NUMBER', 'INVALID_BOOL', 'INVALID_BINARY', 'INVALID_SET', 'INVALID_TTL', 'INVALID_JSON', 'INVALID_ATTRIBUTE_VALUE', 'KEY_TYPE', 'MISSING_KEY', 'KEY_TOO_LONG', 'ITEM_TOO_LARGE', 'REJECTED_BY_TABLE', 'INVALID_VERSION']);
 
 const QUOTE = 0x22;
 const LF = 0x0a;
@@ -98,6 +99,9 @@ const COLUMN_TYPES = new Set(['S', 'N', 'BOOL', 'B', 'M', 'L', 'SS', 'NS', 'BS']
  * @property {boolean} [fromRejects]   the file is a rejects file: line, reason and message columns first
  * @property {string[] | string} [drop]  columns not written, by their names in the file
  * @property {Record<string, string> | string} [rename]  columns written under other names: `{ old: 'new' }` or 'old:new,...'
+ * @property {string} [ttl]            the TTL column, or column:+Nd (shape-oracle.js)
+ * @property {boolean} [nest]          dotted names become nested maps (shape-oracle.js)
+ * @property {number} [importTime]     the import's time (epoch ms), which a filled TTL column counts from
  */
 
 /**
@@ -233,6 +237,9 @@ function failed(code, message) {
  * @property {'put' | 'delete'} mode
  * @property {Set<string>} drop
  * @property {Map<string, string>} rename
+ * @property {{ column: string, after?: number } | undefined} ttl
+ * @property {boolean} nest
+ * @property {number} importTime
  * @property {string | undefined} optionError
  */
 
@@ -283,6 +290,14 @@ export function readOptions(options) {
     if (keyNames.includes(name) && !targets.includes(name)) optionError = `drops the key column "${name}"`;
   }
   for (const [from, to] of rename) if (keyNames.includes(from) && from !== to && !targets.includes(from)) optionError = `renames the key column "${from}" away`;
+  // The TTL column and nest, against the keys and types (shape-oracle.js).
+  const { ttl, error: ttlError } = readTtl(options.ttl);
+  if (ttlError !== undefined) optionError = ttlError;
+  if (ttl !== undefined && (ttl.column === keyColumn || ttl.column === sortKeyColumn)) optionError = 'the TTL column is a key';
+  if (ttl !== undefined && (columnTypes.get(ttl.column) ?? 'N') !== 'N') optionError = 'the TTL column typed other than N';
+  if (ttl !== undefined && options.mode === 'delete') optionError = 'ttl in a delete';
+  const nest = options.nest === true;
+  if (nest && [keyColumn, sortKeyColumn, ttl?.column].some((name) => name?.includes('.'))) optionError = 'a key or the TTL column dotted under nest';
   const delimiter = options.delimiter === '\\t' ? '\t' : (options.delimiter ?? ',');
   if (delimiter.length === 0 || delimiter === '"' || delimiter === '\r' || delimiter === '\n') optionError = `delimiter ${JSON.stringify(delimiter)}`;
   return {
@@ -298,6 +313,9 @@ export function readOptions(options) {
     mode: options.mode === 'delete' ? 'delete' : 'put',
     drop,
     rename,
+    ttl,
+    nest,
+    importTime: options.importTime ?? NaN,
     optionError,
   };
 }
@@ -579,9 +597,14 @@ function headerProblem(names, settings) {
   if (!settings.generateKey && !seen.has(settings.keyColumn)) return `no key column "${settings.keyColumn}"`;
   if (settings.generateKey && seen.has(settings.keyColumn)) return `generateKey, but the header has a "${settings.keyColumn}" column`;
   if (settings.sortKeyColumn !== undefined && !seen.has(settings.sortKeyColumn)) return `no sort key column "${settings.sortKeyColumn}"`;
+  const filled = settings.ttl?.after === undefined ? undefined : settings.ttl.column;
   for (const column of settings.columnTypes.keys()) {
-    if (!seen.has(column) && column !== settings.keyColumn) return `columnTypes names "${column}", not in the header`;
+    if (!seen.has(column) && column !== settings.keyColumn && column !== filled) return `columnTypes names "${column}", not in the header`;
   }
+  if (settings.ttl !== undefined && filled === undefined && !seen.has(settings.ttl.column)) return 'no TTL column';
+  if (filled !== undefined && seen.has(filled)) return 'the header has the TTL column the import fills';
+  const added = [...(settings.generateKey ? [settings.keyColumn] : []), ...(filled === undefined ? [] : [filled])];
+  if (settings.nest && nestTrouble([...names, ...added]) !== undefined) return `names that cannot be nested (${nestTrouble([...names, ...added])})`;
   return undefined;
 }
 
@@ -602,7 +625,7 @@ function blankKey(value) {
 function rowToItem(fields, line, names, settings) {
   if (fields.length !== names.length) return { reason: 'FIELD_COUNT' };
   /** @type {Item} */
-  const item = Object.create(null);
+  let item = Object.create(null);
   const isKey = (/** @type {string} */ name) => name === settings.keyColumn || name === settings.sortKeyColumn;
   for (let i = 0; i < names.length; i++) {
     const name = names[i];
@@ -610,10 +633,18 @@ function rowToItem(fields, line, names, settings) {
     // A delete reads the key columns only.
     if (settings.mode === 'delete' && !isKey(name)) continue;
     const value = fields[i];
-    const type = typeOf(settings, name);
+    const isTtl = settings.ttl !== undefined && name === settings.ttl.column;
+    // The TTL column is N, from numbers or dates.
+    const type = isTtl ? 'N' : typeOf(settings, name);
     if (value === '') {
       if (settings.emptyCell === 'null') setAttribute(item, name, { NULL: true });
       else if (settings.emptyCell === 'empty-string' && type === 'S') setAttribute(item, name, { S: '' });
+      continue;
+    }
+    if (isTtl) {
+      const seconds = ttlValue(value);
+      if (seconds === undefined) return { reason: 'INVALID_TTL' };
+      setAttribute(item, name, { N: seconds });
       continue;
     }
     try {
@@ -628,6 +659,8 @@ function rowToItem(fields, line, names, settings) {
   if (settings.generateKey) {
     setAttribute(item, settings.keyColumn, { S: uuidv5(`${settings.generatedKeyPrefix}${line}`, GENERATED_KEY_NAMESPACE) });
   }
+  if (settings.ttl?.after !== undefined && settings.mode !== 'delete') setAttribute(item, settings.ttl.column, { N: filledTtl(settings.importTime, settings.ttl.after) });
+  if (settings.nest && settings.mode !== 'delete') item = nested(item);
   if (itemBytes(item) > MAX_ITEM_BYTES) return { reason: 'ITEM_TOO_LARGE' };
   if (keyBytes(attribute(item, settings.keyColumn)) > MAX_PARTITION_KEY_BYTES) return { reason: 'KEY_TOO_LONG' };
   if (settings.sortKeyColumn !== undefined && keyBytes(attribute(item, settings.sortKeyColumn)) > MAX_SORT_KEY_BYTES) return { reason: 'KEY_TOO_LONG' };

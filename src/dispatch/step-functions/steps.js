@@ -134,6 +134,8 @@ export async function summarizeJob({ jobId, job, shards, startedAt, results }, {
     ...total,
     balanced: failed.length === 0 && missing === 0 && done.every((part) => part.balanced !== false) && total.balanced,
     ...books,
+    // Every shard's rows count a filled TTL column from the plan's time: any shard's says it.
+    ...(done[0]?.ttlFrom === undefined ? {} : { ttlFrom: done[0].ttlFrom }),
     ...(plan?.note === undefined ? {} : { note: plan.note }),
     ...(missing === 0 ? {} : { missingResults: `${missing} of the ${shards} planned shards have no result in ${Key}` }),
     rejectsObjects: done.flatMap((part) => part.rejectsObjects ?? []),

@@ -19,4 +19,16 @@ describe('a job\'s id', () => {
     expect(renamed).not.toBe('26d195c8-a560-5a6e-80f8-20d608a269b5');
     expect(jobIdOf(resolveConfig({ ...s3, rename: { b: 'y', a: 'x' }, drop: ['d', 'c'] }, {}), 'etag1')).toBe(renamed);
   });
+
+  it('is what it was before ttl and nest were options, for an import that leaves them out, and changes with them', () => {
+    expect(jobIdOf(resolveConfig({ ...s3, nest: false }, {}), 'etag1')).toBe('26d195c8-a560-5a6e-80f8-20d608a269b5');
+    const options = Object.keys(writeOptionsOf(resolveConfig(s3, {})));
+    expect(options).not.toContain('ttl');
+    expect(options).not.toContain('nest');
+    const ids = [{ ttl: 'expires' }, { ttl: 'expires:+30d' }, { ttl: 'expires:+31d' }, { nest: true }].map((more) => jobIdOf(resolveConfig({ ...s3, ...more }, {}), 'etag1'));
+    expect(new Set([...ids, '26d195c8-a560-5a6e-80f8-20d608a269b5']).size).toBe(5);
+    // One duration however it is spelled; the parsed form (a checkpoint's options) is the same job.
+    expect(jobIdOf(resolveConfig({ ...s3, ttl: 'expires:+720h' }, {}), 'etag1')).toBe(ids[1]);
+    expect(jobIdOf(resolveConfig({ ...s3, ttl: { column: 'expires', after: 2592000 } }, {}), 'etag1')).toBe(ids[1]);
+  });
 });
