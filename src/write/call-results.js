@@ -3,6 +3,7 @@
  * (send-batch.js) and a conditional call of one (send-item.js).
  */
 import { describeError } from '../errors.js';
+import { backoffDelay } from './retry.js';
 
 /** @typedef {import('../types.js').Entry} Entry */
 /**
@@ -13,7 +14,57 @@ import { describeError } from '../errors.js';
  * @property {ReturnType<typeof import('./pace.js').createAdaptivePace>} pace
  * @property {() => unknown} stoppedBy
  * @property {(entry: Entry, reason: import('../errors.js').RejectReason, message: string) => void} reject
+ * @property {() => boolean} abandoned
  */
+
+/**
+ * What an attempt's turn waits on.
+ * @typedef {CallResults & { capacity: ReturnType<typeof import('./pace.js').createWcuLimiter>, wait: (ms: number) => Promise<unknown>, backoffBaseMs: number, backoffCapMs: number }} AttemptTurns
+ */
+
+/**
+ * An attempt's turn: after the first, its backoff; then the WCU cap and the pace, for `units`. Returns
+ * what the pace reserved for the call, or undefined when the attempts must stop: a fatal error stopped
+ * the import, or the writes were given up.
+ * @param {AttemptTurns} sender @param {ReturnType<typeof import('./attempt-budget.js').createAttemptBudget>} budget @param {number} units
+ * @returns {Promise<number | undefined>}
+ */
+export async function attemptTurn(sender, budget, units) {
+  if (budget.attempts() > 0) {
+    if (sender.stoppedBy() !== undefined) return undefined;
+    sender.stats.retries++;
+    await sender.wait(backoffDelay(budget.backoffStep(), sender.backoffBaseMs, sender.backoffCapMs));
+  }
+  if (sender.abandoned()) return undefined;
+  const ready = sender.capacity.acquire(units);
+  if (ready !== undefined) await ready;
+  const paced = sender.pace.ready();
+  if (paced !== undefined) await paced;
+  const reserved = sender.pace.reserve(units);
+  budget.begin();
+  return reserved;
+}
+
+/**
+ * One call on the wire, in a slot of the window: not sent once a fatal error stopped the import (it
+ * throws that) or the writes were given up (it answers nothing), and counted while it is out.
+ * @template {object} T
+ * @param {CallResults} sender @param {() => Promise<T>} send
+ * @returns {Promise<Partial<T>>}
+ */
+export async function onTheWire(sender, send) {
+  const fatal = sender.stoppedBy();
+  if (fatal !== undefined) throw fatal;
+  if (sender.abandoned()) return {};
+  const { stats } = sender;
+  stats.calls++;
+  stats.inFlight++;
+  try {
+    return await send();
+  } finally {
+    stats.inFlight--;
+  }
+}
 
 /**
  * A call failed for capacity or a transient fault: counted, and the attempt budget and (for capacity)

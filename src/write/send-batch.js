@@ -8,9 +8,9 @@
  */
 import { describeError, DynamoDBCallError } from '../errors.js';
 import { createAttemptBudget } from './attempt-budget.js';
-import { countApplied, countFailedCall, rejectUnwritten, throttled } from './call-results.js';
+import { attemptTurn, countApplied, countFailedCall, onTheWire, rejectUnwritten, throttled } from './call-results.js';
 import { createAdaptivePace, createWcuLimiter } from './pace.js';
-import { backoffDelay, classifyError } from './retry.js';
+import { classifyError } from './retry.js';
 
 /** @typedef {import('../types.js').Entry} Entry */
 /** @typedef {import('../types.js').Item} Item */
@@ -66,25 +66,15 @@ export function createBatchSender(options) {
  * @param {Sender} sender @param {Entry[]} entries
  */
 async function sendBatch(sender, entries) {
-  const { stats, capacity, pace, stoppedBy } = sender;
+  const { stats, capacity, pace } = sender;
   let pending = entries;
   /** @type {unknown} */
   let lastError;
   const budget = createAttemptBudget(sender.maxAttempts, () => stats.written + stats.deleted, sender.policy?.backoff);
   while (budget.left()) {
-    if (budget.attempts() > 0) {
-      if (stoppedBy() !== undefined) break;
-      stats.retries++;
-      await sender.wait(backoffDelay(budget.backoffStep(), sender.backoffBaseMs, sender.backoffCapMs));
-    }
-    if (sender.abandoned()) return;
     const acquired = pending.length;
-    const ready = capacity.acquire(acquired);
-    if (ready !== undefined) await ready;
-    const paced = pace.ready();
-    if (paced !== undefined) await paced;
-    const reserved = pace.reserve(acquired);
-    budget.begin();
+    const reserved = await attemptTurn(sender, budget, acquired);
+    if (reserved === undefined) break;
     let output;
     try {
       output = await sender.limit(call, sender, pending);
@@ -144,19 +134,7 @@ function takeAnswer(sender, budget, pending, output, acquired, reserved) {
 }
 
 /** One call on the wire, in a slot of the window. @param {Sender} sender @param {Entry[]} entries */
-async function call(sender, entries) {
-  const fatal = sender.stoppedBy();
-  if (fatal !== undefined) throw fatal;
-  if (sender.abandoned()) return {};
-  const { stats } = sender;
-  stats.calls++;
-  stats.inFlight++;
-  try {
-    return await sender.client.batchWrite(sender.requestBody(entries));
-  } finally {
-    stats.inFlight--;
-  }
-}
+const call = (sender, entries) => onTheWire(sender, () => sender.client.batchWrite(sender.requestBody(entries)));
 
 /**
  * The table refused the call (ValidationException): halve it until the refused items stand alone.

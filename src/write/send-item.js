@@ -7,10 +7,10 @@
  */
 import { describeError } from '../errors.js';
 import { createAttemptBudget } from './attempt-budget.js';
-import { countApplied, countFailedCall, rejectUnwritten } from './call-results.js';
+import { attemptTurn, countApplied, countFailedCall, onTheWire, rejectUnwritten } from './call-results.js';
 import { createItemRequests } from './item-requests.js';
 import { createAdaptivePace, createWcuLimiter } from './pace.js';
-import { backoffDelay, classifyError } from './retry.js';
+import { classifyError } from './retry.js';
 
 /** @typedef {import('../types.js').Entry} Entry */
 
@@ -59,23 +59,13 @@ async function sendItem(sender, entry) {
   if (sender.abandoned()) return;
   const request = sender.requestOf(entry);
   if (!('operation' in request)) return sender.reject(entry, request.reason, request.message);
-  const { stats, capacity, pace, stoppedBy } = sender;
+  const { stats, capacity, pace } = sender;
   /** @type {unknown} */
   let lastError;
   const budget = createAttemptBudget(sender.maxAttempts, () => stats.written + stats.deleted + stats.skipped, sender.policy?.backoff);
   while (budget.left()) {
-    if (budget.attempts() > 0) {
-      if (stoppedBy() !== undefined) break;
-      stats.retries++;
-      await sender.wait(backoffDelay(budget.backoffStep(), sender.backoffBaseMs, sender.backoffCapMs));
-    }
-    if (sender.abandoned()) return;
-    const ready = capacity.acquire(1);
-    if (ready !== undefined) await ready;
-    const paced = pace.ready();
-    if (paced !== undefined) await paced;
-    const reserved = pace.reserve(1);
-    budget.begin();
+    const reserved = await attemptTurn(sender, budget, 1);
+    if (reserved === undefined) break;
     let output;
     try {
       output = await sender.limit(call, sender, request);
@@ -119,16 +109,4 @@ function spend(sender, units, reserved) {
 }
 
 /** One call on the wire, in a slot of the window. @param {Sender} sender @param {import('./item-requests.js').ItemRequest} request */
-async function call(sender, request) {
-  const fatal = sender.stoppedBy();
-  if (fatal !== undefined) throw fatal;
-  if (sender.abandoned()) return {};
-  const { stats } = sender;
-  stats.calls++;
-  stats.inFlight++;
-  try {
-    return await sender.client.send(request.operation, request.body);
-  } finally {
-    stats.inFlight--;
-  }
-}
+const call = (sender, request) => onTheWire(sender, () => sender.client.send(request.operation, request.body));

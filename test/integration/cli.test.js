@@ -38,6 +38,24 @@ function rejectsUnder(dir) {
 /** The JSON lines of an output, parsed. @param {string} stdout */
 const jsonLines = (stdout) => stdout.trim().split('\n').map((line) => JSON.parse(line));
 
+/**
+ * The command run until its first throughput line shows a row written, then sent SIGINT (Ctrl-C).
+ * @param {string[]} args @param {string} dir
+ */
+function stoppedOnceWriting(args, dir) {
+  let signalled = false;
+  return runCli(args, {
+    cwd: dir,
+    env: process.env,
+    onStdout(text, child) {
+      if (!signalled && /"message":"throughput".*"written":[1-9]/.test(text)) {
+        signalled = true;
+        child.kill('SIGINT');
+      }
+    },
+  });
+}
+
 describe('the ddbload command', () => {
   const local = useLocalServers();
   const cleanup = useCleanups(local.env);
@@ -189,17 +207,7 @@ describe('the ddbload command', () => {
     const table = await createTable(local.dynamodb, tableKeysFor(OPTIONS));
     const args = ['import', 'people.csv', '--table', table, '--types', 'n:N', '--json', '--max-wcu', '3000', '--log-interval-ms', '200'];
 
-    let signalled = false;
-    const first = await runCli(args, {
-      cwd: dir,
-      env: process.env,
-      onStdout(text, child) {
-        if (!signalled && /"message":"throughput".*"written":[1-9]/.test(text)) {
-          signalled = true;
-          child.kill('SIGINT');
-        }
-      },
-    });
+    const first = await stoppedOnceWriting(args, dir);
     expect(first.code).toBe(130);
     const stopped = jsonLines(first.stdout).at(-1);
     expect(stopped).toMatchObject({ stopped: true, rowsToReplay: 0 });
@@ -251,17 +259,7 @@ describe('the ddbload command', () => {
     writeFileSync(path.join(dir, 'people.csv'), `id,name,address.city,address.zip\n${rows.join('\n')}\n`);
     const table = await createTable(local.dynamodb, tableKeysFor(OPTIONS));
     const args = ['import', 'people.csv', '--table', table, '--ttl', 'expires:+30d', '--nest', '--types', 'address.zip:N', '--json', '--max-wcu', '3000', '--log-interval-ms', '200'];
-    let signalled = false;
-    const first = await runCli(args, {
-      cwd: dir,
-      env: process.env,
-      onStdout(text, child) {
-        if (!signalled && /"message":"throughput".*"written":[1-9]/.test(text)) {
-          signalled = true;
-          child.kill('SIGINT');
-        }
-      },
-    });
+    const first = await stoppedOnceWriting(args, dir);
     expect(first.code).toBe(130);
     const stopped = jsonLines(first.stdout).at(-1);
     // A second later: a resume that took its own time would write other expiries.
