@@ -118,7 +118,10 @@ function checkShaping(config) {
 function checkWriteMode(config) {
   const { writeMode, versionColumn } = config;
   if (writeMode !== 'put' && config.mode === 'delete') {
-    throw new ConfigError('writeMode', writeMode, 'a delete removes each row\'s item whatever it holds: leave writeMode out with mode delete');
+    throw new ConfigError('writeMode', writeMode, 'a delete removes each row\'s item whatever it holds: leave writeMode out, or set mode to put');
+  }
+  if (writeMode === 'update' && config.nest) {
+    throw new ConfigError('writeMode', writeMode, 'an update sets each attribute of a row whole: with the "nest" option a row\'s map (address.city) would replace the item\'s whole map, its other members lost; leave the "nest" option out, or set writeMode to put');
   }
   if (writeMode === 'newer' && versionColumn === undefined) {
     throw new ConfigError('versionColumn', undefined, 'writeMode newer writes a row only where its version is higher than the item\'s: name the column it compares with versionColumn');
@@ -131,13 +134,13 @@ function checkWriteMode(config) {
     throw new ConfigError('versionColumn', versionColumn, 'is a key column, the same in the row and the item it would replace: name an attribute that grows with each change, e.g. updated_at');
   }
   if (config.drop.includes(versionColumn) && !Object.values(config.rename).includes(versionColumn)) {
-    throw new ConfigError('versionColumn', versionColumn, 'is dropped (drop): a row needs its version to be compared; leave it out of drop');
+    throw new ConfigError('versionColumn', versionColumn, 'is dropped by the "drop" option: a row needs its version to be compared; leave it out of the "drop" option');
   }
   if (versionColumn in config.rename && !Object.values(config.rename).includes(versionColumn)) {
     throw new ConfigError('versionColumn', versionColumn, `is renamed to "${config.rename[versionColumn]}"; the version is named as it is written: name it "${config.rename[versionColumn]}"`);
   }
   if (config.nest && versionColumn.includes('.')) {
-    throw new ConfigError('versionColumn', versionColumn, 'with nest, a dotted name becomes a member of a map, and the version compared is a top-level attribute: name one without a dot');
+    throw new ConfigError('versionColumn', versionColumn, 'with the "nest" option a dotted name becomes a member of a map, and the version compared is a top-level attribute: name one without a dot');
   }
   const type = config.columnTypes[versionColumn];
   if (type !== undefined && type !== 'N' && type !== 'S') {
@@ -155,18 +158,25 @@ function checkTtlAndNest(config) {
   const keys = [config.keyColumn, ...(config.sortKeyColumn === undefined ? [] : [config.sortKeyColumn])];
   const { ttl } = config;
   if (ttl !== undefined) {
-    const spelled = ttl.after === undefined ? ttl.column : `${ttl.column}:+${ttl.after}s`;
+    const spelled = ttlSpelled(ttl);
     if (keys.includes(ttl.column)) throw new ConfigError('ttl', spelled, `"${ttl.column}" is a key column; DynamoDB's TTL attribute is another attribute, written as N: name a column that is not keyColumn or sortKeyColumn`);
     const type = config.columnTypes[ttl.column];
     if (type !== undefined && type !== 'N') throw new ConfigError('columnTypes', `${ttl.column}:${type}`, `"${ttl.column}" is the TTL column, always written as N (epoch seconds): leave it out of columnTypes, or type it N`);
-    if (config.mode === 'delete') throw new ConfigError('ttl', spelled, 'a delete writes no attributes, only the keys of the items to delete: leave ttl out');
-    if (config.nest && ttl.column.includes('.')) throw new ConfigError('ttl', spelled, `with nest, "${ttl.column}" would be a member of a map, and DynamoDB's TTL attribute is a top-level one: rename the column to a name without a dot (rename "${ttl.column}:${ttl.column.replaceAll('.', '_')}") and name that`);
+    if (config.mode === 'delete') throw new ConfigError('ttl', spelled, 'a delete writes no attributes, only the keys of the items to delete: leave the "ttl" option out');
+    if (config.nest && ttl.column.includes('.')) throw new ConfigError('ttl', spelled, `with the "nest" option, "${ttl.column}" would be a member of a map, and DynamoDB's TTL attribute is a top-level one: rename the column to a name without a dot (rename "${ttl.column}:${ttl.column.replaceAll('.', '_')}") and name that`);
   }
   if (!config.nest) return;
   for (const option of /** @type {const} */ (['keyColumn', 'sortKeyColumn'])) {
     const column = config[option];
     if (column !== undefined && column.includes('.')) {
-      throw new ConfigError(option, column, `with nest, a dotted name becomes a map, and a key is a top-level attribute: rename the column to a name without a dot (rename "${column}:${column.replaceAll('.', '_')}") and name that, or leave nest out`);
+      throw new ConfigError(option, column, `with the "nest" option, a dotted name becomes a map, and a key is a top-level attribute: rename the column to a name without a dot (rename "${column}:${column.replaceAll('.', '_')}") and name that, or leave the "nest" option out`);
     }
   }
+}
+
+/** The ttl option as a person writes it: the duration in its largest whole unit. @param {{ column: string, after?: number }} ttl */
+function ttlSpelled({ column, after }) {
+  if (after === undefined) return column;
+  const [unit, seconds] = /** @type {const} */ ([['d', 86_400], ['h', 3_600], ['m', 60], ['s', 1]]).find(([, each]) => after % each === 0) ?? ['s', 1];
+  return `${column}:+${after / seconds}${unit}`;
 }

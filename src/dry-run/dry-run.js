@@ -43,8 +43,8 @@ export async function runDryRun(config, { clients, logger, stop }) {
   const cost = createWriteCost(table);
   // The same records and items stages as an import's, so that the dry run rejects what the import would;
   // an item's JSON is read only for its secondary indexes.
-  // A conditional write mode's rows are checked as their calls would be (a version to compare).
-  const refusalOf = versionRefusals(config, tableKeysOf(table));
+  // A conditional write mode's rows are checked as their calls would be (a version to compare, an update that fits).
+  const refusalOf = callRefusals(config, tableKeysOf(table));
   const shaping = { importTime: Date.parse(start.importTime), warn: (/** @type {string} */ message, /** @type {Record<string, unknown>} */ fields) => logger.warn(message, { dryRun: true, ...fields }) };
   const stages = rowStages({ format, config, start, source: input.source, keys: tableKeysOf(table), sized: true, json: cost.indexes.length > 0 || refusalOf !== undefined, shaping });
   const jobId = jobIdOf(config, input.source.etag);
@@ -219,12 +219,13 @@ const WRITE_MODE_NOTES = {
 };
 
 /**
- * How a dry run finds the rows a conditional mode's call would refuse (no version to compare), if the mode compares versions.
+ * How a dry run finds the rows a conditional mode's call would refuse (no version to compare, an update too
+ * wide for DynamoDB's expression), if the mode can refuse any.
  * @param {Readonly<import('../config/index.js').ImportConfig>} config @param {import('../write/table-check.js').TableKeys} keys
  * @returns {((entry: import('../types.js').Entry) => { reason: string, message: string } | undefined) | undefined}
  */
-function versionRefusals(config, keys) {
-  if (config.versionColumn === undefined || config.writeMode === 'put' || config.writeMode === 'if-absent') return undefined;
+function callRefusals(config, keys) {
+  if (config.writeMode === 'put' || config.writeMode === 'if-absent' || (config.writeMode === 'newer' && config.versionColumn === undefined)) return undefined;
   const requestOf = createItemRequests({ table: config.table, writeMode: config.writeMode, versionColumn: config.versionColumn, keys });
   return (entry) => {
     const request = requestOf(entry);

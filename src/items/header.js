@@ -65,13 +65,17 @@ function checkShapes(names, config, where) {
   if (ttl?.after !== undefined && names.includes(ttl.column)) {
     throw new HeaderError(`${where}: header column ${names.indexOf(ttl.column) + 1} is the TTL column "${ttl.column}", which ttl fills with the import's time plus ${ttl.after} s: drop that column (drop "${ttl.column}") to fill it, or read it (ttl "${ttl.column}" without a duration)`);
   }
+  const { versionColumn } = config;
+  if (versionColumn !== undefined && config.writeMode !== 'put' && !names.includes(versionColumn)) {
+    throw new HeaderError(`${where}: versionColumn names "${versionColumn}", which is not in the header (as written, after drop and rename); name the column that holds each row's version`);
+  }
   if (!config.nest) return;
   const added = [...(config.generateKey ? [config.keyColumn] : []), ...(ttl?.after === undefined ? [] : [ttl.column])];
   const problem = nestProblem([...names, ...added]);
   if (problem === undefined) return;
   const column = (/** @type {number} */ i) => (i < names.length ? `header column ${i + 1}` : added[i - names.length] === config.ttl?.column ? `the TTL column "${config.ttl.column}"` : `the generated key column "${config.keyColumn}"`);
-  if ('empty' in problem) throw new HeaderError(`${where}: with nest, ${column(problem.empty)} has an empty part between its dots (a..b, .a or a.): each part names a map or its member; rename it`);
-  throw new HeaderError(`${where}: with nest, ${column(problem.inner)} would be a member of the map ${column(problem.outer)} names, which is an attribute of its own: rename one of them (rename), or drop one (drop)`);
+  if ('empty' in problem) throw new HeaderError(`${where}: with the "nest" option, ${column(problem.empty)} has an empty part between its dots (a..b, .a or a.): each part names a map or its member; rename it`);
+  throw new HeaderError(`${where}: with the "nest" option, ${column(problem.inner)} would be a member of the map ${column(problem.outer)} names, which is an attribute of its own: rename one of them (the "rename" option), or drop one (the "drop" option)`);
 }
 
 /** Delimiters a one-column header may hide. */

@@ -51,7 +51,7 @@ export function createJsonItemBuilder(format, config, keys, shaping = noShaping(
 function checkTableKeys(config, keys) {
   for (const name of keyNames(keys)) {
     if (config.ttl?.column === name) throw new ConfigError('ttl', config.ttl.column, `"${name}" is one of the table's keys; DynamoDB's TTL attribute is another attribute, written as N: name one that is not a key`);
-    if (config.nest && name.includes('.')) throw new ConfigError('nest', true, `the table's key "${name}" has a dot, which nest would read as a map and its member: leave nest out, or rename the attribute (rename) to the key's name from another`);
+    if (config.nest && name.includes('.')) throw new ConfigError('nest', true, `the table's key "${name}" has a dot, which the "nest" option would read as a map and its member: leave the "nest" option out, or rename the attribute to the key's name from another (the "rename" option)`);
   }
 }
 

@@ -32,7 +32,7 @@ const SUMMARY_NAMES = { wcu: 'wcuConsumed' };
  * @typedef {{ [name in TotalName]: number } & { rejectedByReason: Record<string, number>, throttledCallsByReason: Record<string, number>,
  *   skippedByReason?: Record<string, number>, skippedLines?: number[] }} Totals
  *   throttledCallsByReason: calls refused for capacity, by each of the ThrottlingReasons DynamoDB gave;
- *   skippedByReason and skippedLines (the first SKIPPED_LINES_KEPT): rows skipped, once any is
+ *   skippedByReason and skippedLines (the lowest SKIPPED_LINES_KEPT, sorted): rows skipped, once any is
  */
 /**
  * Totals plus what only the running segment has: calls under way now, the current window, and the byte
@@ -79,15 +79,20 @@ export function countRejection(stats, reason) {
 }
 
 /**
- * Counts one skipped row under its reason, and its line among the first ones.
+ * Counts one skipped row under its reason, and its line among the lowest ones.
  * @param {Totals} stats @param {string} reason @param {number} line
  */
 export function countSkip(stats, reason, line) {
   stats.skipped++;
   const byReason = (stats.skippedByReason ??= Object.create(null));
   byReason[reason] = (byReason[reason] ?? 0) + 1;
+  // The lowest lines, whatever order the answers came in: sorted, the highest let go past the count kept.
   const lines = (stats.skippedLines ??= []);
-  if (lines.length < SKIPPED_LINES_KEPT) lines.push(line);
+  if (lines.length === SKIPPED_LINES_KEPT && line > lines[lines.length - 1]) return;
+  let at = lines.length;
+  while (at > 0 && lines[at - 1] > line) at--;
+  lines.splice(at, 0, line);
+  if (lines.length > SKIPPED_LINES_KEPT) lines.pop();
 }
 
 /**

@@ -16,7 +16,10 @@
 /** @typedef {import('../types.js').Entry} Entry */
 /** @typedef {import('./batch-write-client.js').WriteOperation} WriteOperation */
 /** @typedef {{ operation: WriteOperation, body: string }} ItemRequest */
-/** @typedef {{ reason: 'INVALID_VERSION', message: string }} RequestRefusal */
+/** @typedef {{ reason: 'INVALID_VERSION' | 'REJECTED_BY_TABLE', message: string }} RequestRefusal */
+
+/** DynamoDB's longest expression string: an update of more attributes than fit is refused by the table. */
+export const MAX_EXPRESSION_BYTES = 4096;
 /** @typedef {'if-absent' | 'newer' | 'update'} ConditionalMode */
 
 /**
@@ -55,7 +58,9 @@ export function createItemRequests({ table, writeMode, versionColumn, keys }) {
 
 /**
  * An UpdateItem that sets each attribute of the row but its key (its version under `#v`), so that the
- * item keeps every attribute the row does not carry. A row of the key alone creates the item if absent.
+ * item keeps every attribute the row does not carry; an attribute is set whole (a map replaces the
+ * item's map). A row of the key alone creates the item if absent. Placeholders are as short as they can
+ * be (`#a=:a`, numbered in base 36), so that some 500 attributes fit DynamoDB's 4 KB expression.
  * @param {Entry} entry @param {string} tableName @param {string} tail @param {string[]} keyNames
  * @param {string | undefined} versionColumn @param {string} notNewer @param {RequestRefusal | undefined} refusal
  * @returns {ItemRequest | RequestRefusal}
@@ -76,15 +81,19 @@ function updateOf(entry, tableName, tail, keyNames, versionColumn, notNewer, ref
     } else if (name === versionColumn) {
       version = comparable(item[name]) ? value : undefined;
       if (version === undefined) return /** @type {RequestRefusal} */ (refusal);
-      sets += `${sets === '' ? '' : ', '}#v = :v`;
+      sets += `${sets === '' ? '' : ','}#v=:v`;
     } else {
-      sets += `${sets === '' ? '' : ', '}#a${n} = :a${n}`;
-      names += `,"#a${n}":${JSON.stringify(name)}`;
-      values += `,":a${n}":${value}`;
+      const id = n.toString(36);
+      sets += `${sets === '' ? '' : ','}#${id}=:${id}`;
+      names += `,"#${id}":${JSON.stringify(name)}`;
+      values += `,":${id}":${value}`;
       n++;
     }
   }
   if (versionColumn !== undefined && version === undefined) return /** @type {RequestRefusal} */ (refusal);
+  if (sets.length + 4 > MAX_EXPRESSION_BYTES) {
+    return { reason: 'REJECTED_BY_TABLE', message: `the row sets ${n + (version === undefined ? 0 : 1)} attributes: their UpdateExpression (${sets.length + 4} bytes) passes DynamoDB's limit of ${MAX_EXPRESSION_BYTES}; an update sets some 500 at most (writeMode put writes any number)` };
+  }
   let body = `${tableName}"Key":{${key}}`;
   if (sets !== '') body += `,"UpdateExpression":${JSON.stringify(`SET ${sets}`)}`;
   if (versionColumn !== undefined) {

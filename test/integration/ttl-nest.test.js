@@ -95,6 +95,6 @@ describe('ttl and nest', () => {
     await expect(handler({ bucket: TEST_BUCKET, key: 'ttl/export.json', table, format: 'dynamodb-json', ttl: 'expires' })).rejects.toThrow(/Invalid option "ttl".*a DynamoDB export's items are written as the table held them/);
     await expect(handler({ bucket: TEST_BUCKET, key: 'ttl/export.json', table, format: 'dynamodb-json', nest: true })).rejects.toThrow(/Invalid option "nest"/);
     await expect(handler({ bucket: TEST_BUCKET, key: 'ttl/users.csv', table, ttl: 'id' })).rejects.toThrow(/"id" is a key column/);
-    await expect(handler({ bucket: TEST_BUCKET, key: 'ttl/users.csv', table, nest: true, keyColumn: 'user.id' })).rejects.toThrow(/with nest, a dotted name becomes a map/);
+    await expect(handler({ bucket: TEST_BUCKET, key: 'ttl/users.csv', table, nest: true, keyColumn: 'user.id' })).rejects.toThrow(/with the "nest" option, a dotted name becomes a map/);
   });
 });

@@ -5,6 +5,8 @@
  */
 import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
+import { withFlagNames } from '../../src/cli/import-flags.js';
+import { resolveConfig } from '../../src/config/index.js';
 import { handler } from '../../src/handler.js';
 import { summaryOf } from '../support/imports.js';
 import { createTable, rejectedLinesIn, scanAll, TEST_BUCKET, upload, useLocalServers } from '../support/local.js';
@@ -97,7 +99,8 @@ describe('write modes', () => {
     const table = await createTable(dynamodb);
     await expect(handler({ bucket: TEST_BUCKET, key: 'x.csv', table, writeMode: 'newer' })).rejects.toThrow(/name the column it compares with versionColumn/);
     await expect(handler({ bucket: TEST_BUCKET, key: 'x.csv', table, writeMode: 'if-absent', versionColumn: 'v' })).rejects.toThrow(/only writeMode newer and update compare versions/);
-    await expect(handler({ bucket: TEST_BUCKET, key: 'x.csv', table, writeMode: 'update', mode: 'delete' })).rejects.toThrow(/leave writeMode out with mode delete/);
+    await expect(handler({ bucket: TEST_BUCKET, key: 'x.csv', table, writeMode: 'update', mode: 'delete' })).rejects.toThrow(/leave writeMode out, or set mode to put/);
+    await expect(handler({ bucket: TEST_BUCKET, key: 'x.csv', table, writeMode: 'update', nest: true })).rejects.toThrow(/would replace the item's whole map/);
     await expect(handler({ bucket: TEST_BUCKET, key: 'x.csv', table, writeMode: 'newer', versionColumn: 'id' })).rejects.toThrow(/is a key column/);
     await expect(handler({ bucket: TEST_BUCKET, key: 'x.csv', table, writeMode: 'newer', versionColumn: 'v', columnTypes: 'v:BOOL' })).rejects.toThrow(/compared as a number \(N\) or as text \(S\)/);
     await expect(handler({ bucket: TEST_BUCKET, key: 'x.csv', table, writeMode: 'newer', versionColumn: 'meta.v', nest: true })).rejects.toThrow(/the version compared is a top-level attribute/);
@@ -127,6 +130,21 @@ describe('write modes', () => {
     }
     expect(await itemsOf(table)).toEqual(expected);
     expect(job.written + job.skipped).toBe(4_000);
+  });
+
+  it('refuses a CSV header without the version column before any row, and says so in the flags typed', async () => {
+    const table = await tableHolding(HELD);
+    await upload(s3, 'modes/misspelled.csv', 'id,updated_at,name\na,2026,x\n');
+    await expect(handler({ bucket: TEST_BUCKET, key: 'modes/misspelled.csv', table, writeMode: 'newer', versionColumn: 'updatedAt' })).rejects.toThrow(/versionColumn names "updatedAt", which is not in the header/);
+    expect(await itemsOf(table)).toEqual(await itemsOf(await tableHolding(HELD)));
+    const error = (() => {
+      try {
+        resolveConfig({ bucket: 'b', key: 'k.csv', table: 'people', writeMode: 'update', mode: 'delete' }, {});
+      } catch (thrown) {
+        return withFlagNames(thrown);
+      }
+    })();
+    expect(String(/** @type {Error} */ (error).message)).toMatch(/leave --write-mode out, or pass --mode put/);
   });
 
   it('a dry run counts a call per row, rejects the rows without a version, and says what it assumes of skipped rows', async () => {

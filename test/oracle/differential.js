@@ -412,6 +412,12 @@ export function compare(expected, outcome, options) {
     } else if ((summary.skipped ?? 0) !== (expected.skipped ?? 0)) {
       differences.push(`summary.skipped is ${summary.skipped}, expected ${expected.skipped ?? 0} (${JSON.stringify(summary.skippedByReason)})`);
     }
+    // A conditional mode collapses nothing: every row not rejected is written or skipped.
+    if (options.writeMode !== undefined && options.writeMode !== 'put') {
+      if ((summary.duplicatesCollapsed ?? 0) !== 0) differences.push(`summary.duplicatesCollapsed is ${summary.duplicatesCollapsed} under writeMode ${options.writeMode}, which collapses no row`);
+      const written = expected.rowsRead - expected.rejects.length - (expected.skipped ?? 0);
+      if (outcome.answersLost !== true && summary.written !== written) differences.push(`summary.written is ${summary.written}, expected ${written}`);
+    }
     if (summary.balanced !== true) differences.push(`summary.balanced is ${summary.balanced}: rowsRead ${summary.rowsRead}, written ${summary.written}, rejected ${summary.rejected}, duplicatesCollapsed ${summary.duplicatesCollapsed}, skipped ${summary.skipped}`);
   }
 

@@ -1039,6 +1039,9 @@ function writeModeLane(mode, features, maxRows) {
     .record({
       format: fc.constantFrom('csv', 'jsonl'),
       tableKeys: tableKeysArbitrary(features),
+      // The two other attributes' names: plain ones, and ones an expression must name by placeholder
+      // (reserved words, #, :, a dot, a prototype's member, a space and letters past ASCII).
+      names: fc.constantFrom(['a', 'b'], ['a', 'b'], ['name', 'size'], ['#x', ':y'], ['a.b', 'constructor'], ['ü b', 'toString']),
       versionType: fc.constantFrom('N', 'S'),
       // update compares versions half the time; newer always; if-absent never.
       versioned: mode === 'update' ? fc.boolean() : fc.constant(mode === 'newer'),
@@ -1066,7 +1069,7 @@ function writeModeLane(mode, features, maxRows) {
       heldKeys.forEach((key, i) => {
         const h = spec.held[i];
         /** @type {Record<string, any>} */
-        const item = { [partition.name]: storedKey(partition.type, key.pk.text), seeded: { S: `i${i}` }, a: { S: 'held' } };
+        const item = { [partition.name]: storedKey(partition.type, key.pk.text), seeded: { S: `i${i}` }, [spec.names[0]]: { S: 'held' } };
         if (sort !== undefined) item[sort.name] = storedKey(sort.type, /** @type {{ text: string }} */ (key.sk).text);
         if (!h.noVersion) {
           const text = versionText(h.version);
@@ -1082,14 +1085,15 @@ function writeModeLane(mode, features, maxRows) {
       const modeOptions = { writeMode: mode, ...(versioned ? { versionColumn: 'v' } : {}) };
       const extra = { initialItems, ...(spec.stops === undefined ? {} : { stops: spec.stops }) };
       if (spec.format === 'csv') {
-        const header = [partition.name, ...(sort === undefined ? [] : [sort.name]), 'v', 'a', 'b'];
+        const [aName, bName] = spec.names;
+        const header = [partition.name, ...(sort === undefined ? [] : [sort.name]), 'v', aName, bName].map((name) => csvField(name, false));
         const lines = spec.rows.map((r, i) => {
           // In CSV a version of another type is a cell the type rejects (N) or any text (S: then not a fault).
           const v = r.versionFault === 'absent' ? '' : r.versionFault === 'otherType' && spec.versionType === 'N' ? 'not a number' : versionText(r.version);
           const cells = [keys[i].pk.text, ...(sort === undefined ? [] : [/** @type {{ text: string }} */ (keys[i].sk).text]), v, r.a ?? '', r.b ?? ''];
           return cells.map((cell) => csvField(cell, false)).join(',');
         });
-        const columnTypes = { ...keyColumnTypes(spec.tableKeys), b: 'N', ...(spec.versionType === 'N' ? { v: 'N' } : {}) };
+        const columnTypes = { ...keyColumnTypes(spec.tableKeys), [bName]: 'N', ...(spec.versionType === 'N' ? { v: 'N' } : {}) };
         return importCase(joinLines([header.join(','), ...lines], spec.shape), { format: 'csv', columnTypes, emptyCell: spec.emptyCell, shuffleWindow: spec.shuffleWindow, ...modeOptions }, spec.tableKeys, spec.rows.length, { ...extra, objectSuffix: '.csv' });
       }
       /** @type {Record<string, string>} */
@@ -1102,8 +1106,8 @@ function writeModeLane(mode, features, maxRows) {
         if (sort !== undefined) members.push([sort.name, keyJson(sort, /** @type {{ text: string }} */ (keys[i].sk).text)]);
         if (r.versionFault === 'otherType') members.push(['v', 'true']);
         else if (r.versionFault !== 'absent') members.push(['v', spec.versionType === 'N' ? versionText(r.version) : jsonString(versionText(r.version))]);
-        if (r.a !== undefined) members.push(['a', r.a === '' ? 'null' : jsonString(r.a)]);
-        if (r.b !== undefined) members.push(['b', r.b === '' ? '""' : r.b === '-0' ? '-0' : r.b]);
+        if (r.a !== undefined) members.push([spec.names[0], r.a === '' ? 'null' : jsonString(r.a)]);
+        if (r.b !== undefined) members.push([spec.names[1], r.b === '' ? '""' : r.b === '-0' ? '-0' : r.b]);
         return `{${members.map(([name, value]) => `${jsonString(name)}:${value}`).join(',')}}`;
       });
       return importCase(joinLines(lines, spec.shape), { format: 'jsonl', columnTypes, shuffleWindow: spec.shuffleWindow, ...modeOptions }, spec.tableKeys, spec.rows.length, { ...extra, objectSuffix: '.jsonl' });

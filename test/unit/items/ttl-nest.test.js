@@ -102,7 +102,7 @@ describe('the ttl option', () => {
 
 describe('the nest option', () => {
   it('refuses dotted key columns, with the fix', () => {
-    expect(() => config({ nest: true, keyColumn: 'user.id' })).toThrow(/Invalid option "keyColumn": got "user.id"; with nest, a dotted name becomes a map, and a key is a top-level attribute: rename the column to a name without a dot \(rename "user.id:user_id"\)/);
+    expect(() => config({ nest: true, keyColumn: 'user.id' })).toThrow(/Invalid option "keyColumn": got "user.id"; with the "nest" option, a dotted name becomes a map, and a key is a top-level attribute: rename the column to a name without a dot \(rename "user.id:user_id"\)/);
     expect(() => config({ nest: true, sortKeyColumn: 'a.b' })).toThrow(/Invalid option "sortKeyColumn"/);
     expect(config({ keyColumn: 'user.id' }).keyColumn).toBe('user.id');
   });
@@ -172,7 +172,7 @@ describe('the CSV builder', () => {
   });
 
   it('refuses a header whose nested names conflict, or have an empty part, naming the columns by position', () => {
-    expect(() => createItemBuilder(['id', 'address', 'address.city'], config({ nest: true }), source)).toThrow(/with nest, header column 3 would be a member of the map header column 2 names/);
+    expect(() => createItemBuilder(['id', 'address', 'address.city'], config({ nest: true }), source)).toThrow(/with the "nest" option, header column 3 would be a member of the map header column 2 names/);
     expect(() => createItemBuilder(['id', 'a.b', 'a.b.c'], config({ nest: true }), source)).toThrow(HeaderError);
     for (const name of ['a..b', '.a', 'a.']) expect(() => createItemBuilder(['id', name], config({ nest: true }), source)).toThrow(/header column 2 has an empty part between its dots/);
     expect(() => createItemBuilder(['id.x', 'n'], config({ nest: true, generateKey: true }), source)).toThrow(/header column 1 would be a member of the map the generated key column "id" names/);

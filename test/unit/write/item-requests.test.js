@@ -4,7 +4,7 @@
  * (test/integration/write-modes.test.js) and against the oracle (the fuzz lanes if-absent, newer, update).
  */
 import { describe, expect, it } from 'vitest';
-import { createItemRequests } from '../../../src/write/item-requests.js';
+import { createItemRequests, MAX_EXPRESSION_BYTES } from '../../../src/write/item-requests.js';
 
 const keys = { partition: { name: 'id', type: /** @type {const} */ ('S') }, sort: { name: 'at', type: /** @type {const} */ ('N') } };
 /** @param {Record<string, unknown>} item @param {'put' | 'delete'} [op] */
@@ -41,19 +41,19 @@ describe('conditional write requests', () => {
     expect(JSON.parse(/** @type {{ body: string }} */ (plain).body)).toEqual({
       TableName: 'T',
       Key: { at: { N: '1' }, id: { S: 'a' } },
-      UpdateExpression: 'SET #a0 = :a0, #a1 = :a1',
-      ExpressionAttributeNames: { '#a0': 'odd "name"', '#a1': 'n' },
-      ExpressionAttributeValues: { ':a0': { S: 'x' }, ':a1': { NULL: true } },
+      UpdateExpression: 'SET #0=:0,#1=:1',
+      ExpressionAttributeNames: { '#0': 'odd "name"', '#1': 'n' },
+      ExpressionAttributeValues: { ':0': { S: 'x' }, ':1': { NULL: true } },
       ReturnConsumedCapacity: 'TOTAL',
     });
     const versioned = createItemRequests({ table: 'T', writeMode: 'update', versionColumn: 'v', keys })(entry({ id: { S: 'a' }, at: { N: '1' }, v: { S: '2026' }, n: { N: '2' } }));
     expect(JSON.parse(/** @type {{ body: string }} */ (versioned).body)).toEqual({
       TableName: 'T',
       Key: { id: { S: 'a' }, at: { N: '1' } },
-      UpdateExpression: 'SET #v = :v, #a0 = :a0',
+      UpdateExpression: 'SET #v=:v,#0=:0',
       ConditionExpression: 'attribute_not_exists(#k) OR #v < :v',
-      ExpressionAttributeNames: { '#k': 'id', '#v': 'v', '#a0': 'n' },
-      ExpressionAttributeValues: { ':v': { S: '2026' }, ':a0': { N: '2' } },
+      ExpressionAttributeNames: { '#k': 'id', '#v': 'v', '#0': 'n' },
+      ExpressionAttributeValues: { ':v': { S: '2026' }, ':0': { N: '2' } },
       ReturnConsumedCapacity: 'TOTAL',
     });
     // A row of the key alone creates the item if it is absent, and changes nothing else.
@@ -67,5 +67,14 @@ describe('conditional write requests', () => {
       const request = createItemRequests({ table: 'T', writeMode, versionColumn: writeMode === 'if-absent' ? undefined : 'v', keys })(entry({ id: { S: 'a' }, at: { N: '1' } }, 'delete'));
       expect(request).toEqual({ operation: 'DeleteItem', body: '{"TableName":"T","Key":{"id":{"S":"a"},"at":{"N":"1"}},"ReturnConsumedCapacity":"TOTAL"}' });
     }
+  });
+
+  it('update: a row whose UpdateExpression would pass DynamoDB\'s 4 KB is refused before any call; 500 attributes fit', () => {
+    const requestOf = createItemRequests({ table: 'T', writeMode: 'update', versionColumn: undefined, keys });
+    /** @param {number} count */
+    const wide = (count) => entry({ id: { S: 'a' }, at: { N: '1' }, ...Object.fromEntries(Array.from({ length: count }, (_, i) => [`c${i}`, { S: 'x' }])) });
+    const fits = /** @type {{ body: string }} */ (requestOf(wide(500)));
+    expect(JSON.parse(fits.body).UpdateExpression.length).toBeLessThanOrEqual(MAX_EXPRESSION_BYTES);
+    expect(requestOf(wide(700))).toMatchObject({ reason: 'REJECTED_BY_TABLE', message: expect.stringContaining('passes DynamoDB\'s limit of 4096') });
   });
 });
