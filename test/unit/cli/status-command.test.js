@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { formatJobStatus } from '../../../src/cli/status-command.js';
 
-/** A job status of one done shard. @param {{ written: number, deleted: number }} counts */
-function statusOf({ written, deleted }) {
-  const shard = { jobId: 'j', shard: 0, shards: 1, state: /** @type {const} */ ('done'), updatedAt: '', rowsRead: 5, written, deleted, rejected: 1, rowsPerSecond: 5, file: '/tmp/people.csv' };
+/** A job status of one done shard. @param {{ written: number, deleted: number, skipped?: number }} counts */
+function statusOf({ written, deleted, skipped = 0 }) {
+  const shard = { jobId: 'j', shard: 0, shards: 1, state: /** @type {const} */ ('done'), updatedAt: '', rowsRead: 5, written, deleted, rejected: 1, skipped, rowsPerSecond: 5, file: '/tmp/people.csv' };
   return /** @type {import('../../../src/state/job-status.js').JobStatus} */ (/** @type {unknown} */ ({ jobId: 'j', plan: undefined, shards: [shard], total: { ...shard, seconds: 1, balanced: true, rejectsObjects: [] } }));
 }
 
@@ -15,5 +15,12 @@ describe('formatJobStatus', () => {
     const removed = formatJobStatus(statusOf({ written: 0, deleted: 4 }), (key) => key);
     expect(removed).toMatch(/rows read +deleted +rejected/);
     expect(removed).toMatch(/total +done +5 +4 +1/);
+  });
+
+  it('adds a skipped column once a shard skipped a row (a conditional write mode)', () => {
+    const conditional = formatJobStatus(statusOf({ written: 1, deleted: 0, skipped: 3 }), (key) => key);
+    expect(conditional).toMatch(/rows read +written +rejected +skipped +rows\/s/);
+    expect(conditional).toMatch(/total +done +5 +1 +1 +3 +5/);
+    expect(formatJobStatus(statusOf({ written: 4, deleted: 0 }), (key) => key)).not.toMatch(/skipped/);
   });
 });
