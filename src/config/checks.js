@@ -4,7 +4,7 @@
  */
 import { ConfigError } from '../errors.js';
 import { isCollection, runningInLambda } from './source-kind.js';
-import { SET_TYPES } from './values.js';
+import { SET_TYPES, ttlSpelled } from './values.js';
 
 /** @typedef {import('./index.js').ImportConfig} ImportConfig */
 
@@ -172,11 +172,4 @@ function checkTtlAndNest(config) {
       throw new ConfigError(option, column, `with the "nest" option, a dotted name becomes a map, and a key is a top-level attribute: rename the column to a name without a dot (rename "${column}:${column.replaceAll('.', '_')}") and name that, or leave the "nest" option out`);
     }
   }
-}
-
-/** The ttl option as a person writes it: the duration in its largest whole unit. @param {{ column: string, after?: number }} ttl */
-function ttlSpelled({ column, after }) {
-  if (after === undefined) return column;
-  const [unit, seconds] = /** @type {const} */ ([['d', 86_400], ['h', 3_600], ['m', 60], ['s', 1]]).find(([, each]) => after % each === 0) ?? ['s', 1];
-  return `${column}:+${after / seconds}${unit}`;
 }

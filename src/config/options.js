@@ -14,8 +14,9 @@ import {
 export const WRITE_MODES = /** @type {const} */ (['put', 'if-absent', 'newer', 'update']);
 
 /**
- * The window's ceiling when `concurrency` is not set: calls of 25 rows, or of one (conditional modes: 64
- * one-row calls keep a table of 6,000 writes/s busy at 10 ms, more than one process sends; more cost CPU).
+ * The window's ceiling when `concurrency` is not set: calls of 25 rows, or of one (conditional modes:
+ * enough one-row calls to keep a table busier than one process can, and no more, as each costs CPU;
+ * the measurements are in docs/design/write-modes.md).
  */
 export const DEFAULT_CONCURRENCY = { batch: 32, item: 64 };
 

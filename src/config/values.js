@@ -159,6 +159,13 @@ export function ttlOption(raw, name) {
   return { column, after };
 }
 
+/** The ttl option as a person writes it: the duration in its largest whole unit (TTL_UNITS, largest first). @param {TtlOption} ttl */
+export function ttlSpelled({ column, after }) {
+  if (after === undefined) return column;
+  const [unit, seconds] = Object.entries(TTL_UNITS).find(([, each]) => after % each === 0) ?? ['s', 1];
+  return `${column}:+${after / seconds}${unit}`;
+}
+
 /** Column names, as a list or separated by commas: "notes,internal_id". @param {unknown} raw @param {string} name @returns {string[]} */
 export function columnList(raw, name) {
   const list = typeof raw === 'string' ? raw.split(',').map((part) => part.trim()).filter((part) => part !== '') : raw;

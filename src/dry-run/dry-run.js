@@ -20,6 +20,7 @@ import { jobIdOf, segmentStart } from '../state/checkpoint.js';
 import { IMPORT_FROM_S3_USD_PER_GB, NEW_ON_DEMAND_WRITES_PER_SECOND, ON_DEMAND_USD_PER_MILLION_WRITES, PRICES_READ_ON } from './prices.js';
 import { readRows } from '../segment/read-rows.js';
 import { createItemRequests } from '../write/item-requests.js';
+import { rowsPerCall } from '../write/batch-writer.js';
 
 /** Lines listed per reject reason. */
 const LINES_PER_REASON = 5;
@@ -163,7 +164,7 @@ function reportOf({ config, table, facts, pointInTimeRecovery, complete, jobId, 
     mode: config.mode,
     writeMode: config.writeMode,
     // BatchWriteItem calls of 25 rows (at most), or a conditional mode's call per row.
-    calls: config.writeMode === 'put' ? Math.ceil(rows / 25) : rows,
+    calls: Math.ceil(rows / rowsPerCall(config.writeMode)),
     ...(config.writeMode === 'put' ? {} : { writeModeNote: WRITE_MODE_NOTES[config.writeMode] }),
     ...(stats.deleted > 0 ? { deleteNote: 'a delete costs the size of the item it deletes, which the file does not hold: write capacity, cost and time are each at least what is shown (1 WCU per key), index writes are not counted' } : {}),
     rowsRead: stats.rowsRead,
@@ -225,7 +226,8 @@ const WRITE_MODE_NOTES = {
  * @returns {((entry: import('../types.js').Entry) => { reason: string, message: string } | undefined) | undefined}
  */
 function callRefusals(config, keys) {
-  if (config.writeMode === 'put' || config.writeMode === 'if-absent' || (config.writeMode === 'newer' && config.versionColumn === undefined)) return undefined;
+  // if-absent's calls carry no version and set nothing: none is refused.
+  if (config.writeMode === 'put' || config.writeMode === 'if-absent') return undefined;
   const requestOf = createItemRequests({ table: config.table, writeMode: config.writeMode, versionColumn: config.versionColumn, keys });
   return (entry) => {
     const request = requestOf(entry);

@@ -117,7 +117,7 @@ export function summarize(totals, seconds) {
     .../** @type {SummaryFigures} */ (figures),
     rejectedByReason: { ...totals.rejectedByReason },
     throttledCallsByReason: { ...totals.throttledCallsByReason },
-    ...(totals.skippedByReason === undefined ? {} : { skippedByReason: { ...totals.skippedByReason }, skippedLines: [...(totals.skippedLines ?? [])].sort((x, y) => x - y) }),
+    ...(totals.skippedByReason === undefined ? {} : { skippedByReason: { ...totals.skippedByReason }, skippedLines: [...(totals.skippedLines ?? [])] }),
     seconds: round(seconds, 3),
     rowsPerSecond: Math.round((totals.written + totals.deleted) / Math.max(seconds, 1e-3)),
     balanced: unwrittenOf(totals) === 0,

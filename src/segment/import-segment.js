@@ -10,7 +10,7 @@ import { KEY_ID_FORM, keyIdReader } from '../items/key-id.js';
 import { createShuffleWindow } from '../items/shuffle.js';
 import { supersede } from '../items/superseded.js';
 import { openBytes } from '../source/open-bytes.js';
-import { BATCH_SIZE, createBatchWriter } from '../write/batch-writer.js';
+import { createBatchWriter, rowsPerCall } from '../write/batch-writer.js';
 import { watchWarmThroughput } from '../write/warm-watch.js';
 import { checkKeyTypes, checkTable, tableKeysOf } from '../write/table-check.js';
 import { checkRecoverable, tableFacts } from '../write/table-facts.js';
@@ -264,7 +264,7 @@ function readSpreadSegment({ config, clients, source, format, keys, shaping, spr
     settled: writer.settled,
     // Half the rows the writer holds: a range's rows are then not queued behind a writer full of the
     // others', and the rows of a range on a hot partition, coming back throttled, hold it back sooner.
-    rowsInFlight: (config.concurrency * (config.writeMode === 'put' ? BATCH_SIZE : 1)) / 2,
+    rowsInFlight: (config.concurrency * rowsPerCall(config.writeMode)) / 2,
   });
 }
 

@@ -39,6 +39,13 @@ export const BATCH_SIZE = 25;
  */
 export const itemsPerCall = (maxWcu) => (maxWcu === undefined ? BATCH_SIZE : Math.max(1, Math.min(BATCH_SIZE, Math.floor(maxWcu / 20))));
 
+/**
+ * Rows one call carries at most by write mode: BatchWriteItem's 25 for `put`, one for a conditional mode
+ * (BatchWriteItem takes no condition).
+ * @param {import('../config/index.js').ImportConfig['writeMode'] | undefined} writeMode
+ */
+export const rowsPerCall = (writeMode) => (writeMode === undefined || writeMode === 'put' ? BATCH_SIZE : 1);
+
 /** @typedef {import('../types.js').Entry} Entry */
 /** @typedef {import('../types.js').Rejection} Rejection */
 
@@ -81,11 +88,12 @@ export function createBatchWriter(options) {
     roomSignal.fire();
     settleSignal.fire();
   };
-  // A conditional write mode sends a call per row: the window holds calls of one row, not of 25.
-  const conditional = options.writeMode !== undefined && options.writeMode !== 'put';
+  // A conditional write mode sends a call per row: the window holds calls of one row.
+  const perCall = rowsPerCall(options.writeMode);
+  const conditional = perCall === 1;
   const batch = createBatch(conditional ? 1 : itemsPerCall(options.maxWcu), stats, settle);
   /** Whether the rows outstanding (sent, or in batches waiting to be) fill the calls the writer may hold. */
-  const full = () => rows.size() - batch.size() >= concurrency * (conditional ? 1 : BATCH_SIZE);
+  const full = () => rows.size() - batch.size() >= concurrency * perCall;
   /** Rows settled by a call's answer: the reader may have room, a read loop a row it waits for. @param {Entry[]} entries */
   const answered = (entries) => {
     for (const entry of entries) rows.settle(entry);

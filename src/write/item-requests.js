@@ -9,18 +9,18 @@
  *
  * DynamoDB compares N as numbers and S by their UTF-8 bytes; an item whose version has another type (or
  * none) fails the comparison, so the row is skipped, as a row not newer is. A row without a version of
- * its own (or an empty S) cannot be compared and is refused here (INVALID_VERSION), before any call. A delete (an
- * incremental export's) is a DeleteItem without a condition: the change it stands for happened.
+ * its own (or an empty S) cannot be compared and is refused here (INVALID_VERSION), before any call. A
+ * delete (an incremental export's) is a DeleteItem without a condition: the change it stands for happened.
  */
 
 /** @typedef {import('../types.js').Entry} Entry */
 /** @typedef {import('./batch-write-client.js').WriteOperation} WriteOperation */
 /** @typedef {{ operation: WriteOperation, body: string }} ItemRequest */
 /** @typedef {{ reason: 'INVALID_VERSION' | 'REJECTED_BY_TABLE', message: string }} RequestRefusal */
+/** @typedef {'if-absent' | 'newer' | 'update'} ConditionalMode */
 
 /** DynamoDB's longest expression string: an update of more attributes than fit is refused by the table. */
 export const MAX_EXPRESSION_BYTES = 4096;
-/** @typedef {'if-absent' | 'newer' | 'update'} ConditionalMode */
 
 /**
  * @param {object} options
@@ -36,6 +36,7 @@ export function createItemRequests({ table, writeMode, versionColumn, keys }) {
   const keyName = JSON.stringify(keys.partition.name);
   const keyNames = [keys.partition.name, ...(keys.sort === undefined ? [] : [keys.sort.name])];
   const absent = `"ConditionExpression":"attribute_not_exists(#k)","ExpressionAttributeNames":{"#k":${keyName}}`;
+  // Its names map is left open: a request adds the names of its own (an update's attributes) and closes it.
   const notNewer = versionColumn === undefined ? '' : `"ConditionExpression":"attribute_not_exists(#k) OR #v < :v","ExpressionAttributeNames":{"#k":${keyName},"#v":${JSON.stringify(versionColumn)}`;
   const refusal = versionColumn === undefined ? undefined : versionRefusal(versionColumn);
 
@@ -91,11 +92,12 @@ function updateOf(entry, tableName, tail, keyNames, versionColumn, notNewer, ref
     }
   }
   if (versionColumn !== undefined && version === undefined) return /** @type {RequestRefusal} */ (refusal);
-  if (sets.length + 4 > MAX_EXPRESSION_BYTES) {
-    return { reason: 'REJECTED_BY_TABLE', message: `the row sets ${n + (version === undefined ? 0 : 1)} attributes: their UpdateExpression (${sets.length + 4} bytes) passes DynamoDB's limit of ${MAX_EXPRESSION_BYTES}; an update sets some 500 at most (writeMode put writes any number)` };
+  const expression = `SET ${sets}`;
+  if (expression.length > MAX_EXPRESSION_BYTES) {
+    return { reason: 'REJECTED_BY_TABLE', message: `the row sets ${n + (version === undefined ? 0 : 1)} attributes: their UpdateExpression (${expression.length} bytes) passes DynamoDB's limit of ${MAX_EXPRESSION_BYTES}; an update sets some 500 at most (writeMode put writes any number)` };
   }
   let body = `${tableName}"Key":{${key}}`;
-  if (sets !== '') body += `,"UpdateExpression":${JSON.stringify(`SET ${sets}`)}`;
+  if (sets !== '') body += `,"UpdateExpression":${JSON.stringify(expression)}`;
   if (versionColumn !== undefined) {
     body += `,${notNewer}${names}},"ExpressionAttributeValues":{":v":${version}${values}}`;
   } else if (n > 0) {

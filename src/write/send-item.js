@@ -70,19 +70,16 @@ async function sendItem(sender, entry) {
     try {
       output = await sender.limit(call, sender, request);
     } catch (error) {
-      if (sender.abandoned()) {
-        capacity.settle(-1);
-        pace.release(reserved);
-        return;
-      }
-      if (/** @type {{ name?: string }} */ (error)?.name === 'ConditionalCheckFailedException') {
+      if (!sender.abandoned() && /** @type {{ name?: string }} */ (error)?.name === 'ConditionalCheckFailedException') {
         // The check read the item and consumed capacity (the answer does not say how much: a unit).
         spend(sender, 1, reserved);
         sender.window.succeeded();
         return sender.skipped(entry, sender.skipReason);
       }
+      // A failed call consumes nothing.
       capacity.settle(-1);
       pace.release(reserved);
+      if (sender.abandoned()) return;
       const kind = classifyError(error);
       if (kind === 'fatal') throw error;
       if (kind === 'invalid') return sender.reject(entry, 'REJECTED_BY_TABLE', describeError(error));
