@@ -60,8 +60,9 @@ export function createItemRequests({ table, writeMode, versionColumn, keys }) {
 /**
  * An UpdateItem that sets each attribute of the row but its key (its version under `#v`), so that the
  * item keeps every attribute the row does not carry; an attribute is set whole (a map replaces the
- * item's map). A row of the key alone creates the item if absent. Placeholders are as short as they can
- * be (`#a=:a`, numbered in base 36), so that some 500 attributes fit DynamoDB's 4 KB expression.
+ * item's map). A row of the key alone creates the item if absent. The row's attributes are `#0=:0`,
+ * `#1=:1`, ... in decimal: digits alone, so that no attribute's placeholder is ever the condition's `#k`,
+ * `#v` or `:v`; some 430 attributes fit DynamoDB's 4 KB expression.
  * @param {Entry} entry @param {string} tableName @param {string} tail @param {string[]} keyNames
  * @param {string | undefined} versionColumn @param {string} notNewer @param {RequestRefusal | undefined} refusal
  * @returns {ItemRequest | RequestRefusal}
@@ -84,7 +85,7 @@ function updateOf(entry, tableName, tail, keyNames, versionColumn, notNewer, ref
       if (version === undefined) return /** @type {RequestRefusal} */ (refusal);
       sets += `${sets === '' ? '' : ','}#v=:v`;
     } else {
-      const id = n.toString(36);
+      const id = String(n);
       sets += `${sets === '' ? '' : ','}#${id}=:${id}`;
       names += `,"#${id}":${JSON.stringify(name)}`;
       values += `,":${id}":${value}`;
@@ -94,7 +95,7 @@ function updateOf(entry, tableName, tail, keyNames, versionColumn, notNewer, ref
   if (versionColumn !== undefined && version === undefined) return /** @type {RequestRefusal} */ (refusal);
   const expression = `SET ${sets}`;
   if (expression.length > MAX_EXPRESSION_BYTES) {
-    return { reason: 'REJECTED_BY_TABLE', message: `the row sets ${n + (version === undefined ? 0 : 1)} attributes: their UpdateExpression (${expression.length} bytes) passes DynamoDB's limit of ${MAX_EXPRESSION_BYTES}; an update sets some 500 at most (writeMode put writes any number)` };
+    return { reason: 'REJECTED_BY_TABLE', message: `the row sets ${n + (version === undefined ? 0 : 1)} attributes: their UpdateExpression (${expression.length} bytes) passes DynamoDB's limit of ${MAX_EXPRESSION_BYTES}; an update sets some 430 at most (writeMode put writes any number)` };
   }
   let body = `${tableName}"Key":{${key}}`;
   if (sets !== '') body += `,"UpdateExpression":${JSON.stringify(expression)}`;

@@ -85,6 +85,20 @@ describe('write modes', () => {
     expect(await itemsOf(table)).toEqual({ a: { id: 'a', v: '6', name: true, keep: 'kept' }, b: { id: 'b', v: '3', name: 'new b' } });
   });
 
+  it('update with a version column keeps a newer item from a stale wide row (40 columns), and writes a newer one', async () => {
+    // Issue 46: the 21st attribute's placeholder was the condition's #k, the 32nd's #v and :v.
+    const columns = Array.from({ length: 40 }, (_, i) => `c${i}`);
+    const table = await tableHolding([{ id: { S: 'a' }, v: { N: '5' }, ...Object.fromEntries(columns.map((name) => [name, { S: 'held' }])) }]);
+    const row = (/** @type {string} */ id, /** @type {number} */ v, /** @type {string} */ value) => [id, v, ...columns.map(() => value)].join(',');
+    const csv = `id,v,${columns.join(',')}\n${row('a', 4, 'stale')}\n${row('b', 1, 'new b')}\n${row('a', 6, 'newer')}\n${row('a', 5, 'tie')}\n`;
+    await upload(s3, 'modes/update-wide.csv', csv);
+    const summary = summaryOf(await handler({ bucket: TEST_BUCKET, key: 'modes/update-wide.csv', table, writeMode: 'update', versionColumn: 'v', columnTypes: 'v:N' }));
+    expect(summary).toMatchObject({ rowsRead: 4, written: 2, skipped: 2, skippedByReason: { NOT_NEWER: 2 }, skippedLines: [2, 5], rejected: 0, balanced: true });
+    const items = await itemsOf(table);
+    expect(items.a).toEqual({ id: 'a', v: '6', ...Object.fromEntries(columns.map((name) => [name, 'newer'])) });
+    expect(items.b).toEqual({ id: 'b', v: '1', ...Object.fromEntries(columns.map((name) => [name, 'new b'])) });
+  });
+
   it('keeps every row of a key in the shuffle window, in file order', async () => {
     const table = await tableHolding(HELD);
     const rows = Array.from({ length: 60 }, (_, i) => `k${i % 5},${i},row ${i}`);

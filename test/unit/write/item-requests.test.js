@@ -69,12 +69,36 @@ describe('conditional write requests', () => {
     }
   });
 
-  it('update: a row whose UpdateExpression would pass DynamoDB\'s 4 KB is refused before any call; 500 attributes fit', () => {
+  it('update: a row whose UpdateExpression would pass DynamoDB\'s 4 KB is refused before any call; 430 attributes fit', () => {
     const requestOf = createItemRequests({ table: 'T', writeMode: 'update', versionColumn: undefined, keys });
     /** @param {number} count */
     const wide = (count) => entry({ id: { S: 'a' }, at: { N: '1' }, ...Object.fromEntries(Array.from({ length: count }, (_, i) => [`c${i}`, { S: 'x' }])) });
-    const fits = /** @type {{ body: string }} */ (requestOf(wide(500)));
+    const fits = /** @type {{ body: string }} */ (requestOf(wide(431)));
     expect(JSON.parse(fits.body).UpdateExpression.length).toBeLessThanOrEqual(MAX_EXPRESSION_BYTES);
-    expect(requestOf(wide(700))).toMatchObject({ reason: 'REJECTED_BY_TABLE', message: expect.stringContaining('passes DynamoDB\'s limit of 4096') });
+    expect(requestOf(wide(432))).toMatchObject({ reason: 'REJECTED_BY_TABLE', message: expect.stringContaining('passes DynamoDB\'s limit of 4096') });
+  });
+
+  it('update: no attribute\'s placeholder is the condition\'s #k, #v or :v, however wide the row and whatever its names', () => {
+    // Numbered in base 36, the 21st attribute's name placeholder was #k and the 32nd's #v and :v: the
+    // condition then tested another column, and a stale row overwrote a newer item.
+    const requestOf = createItemRequests({ table: 'T', writeMode: 'update', versionColumn: 'v', keys });
+    const names = ['#k', ':v', '#v', 'k', 'v ', ...Array.from({ length: 425 }, (_, i) => `c${i}`)];
+    const request = /** @type {{ body: string }} */ (requestOf(entry({ id: { S: 'a' }, at: { N: '1' }, v: { N: '3' }, ...Object.fromEntries(names.map((name, i) => [name, { N: String(i) }])) })));
+    const body = JSON.parse(request.body);
+    expect(body.ConditionExpression).toBe('attribute_not_exists(#k) OR #v < :v');
+    expect(body.ExpressionAttributeNames['#k']).toBe('id');
+    expect(body.ExpressionAttributeNames['#v']).toBe('v');
+    expect(body.ExpressionAttributeValues[':v']).toEqual({ N: '3' });
+    // Every placeholder the expression uses names one attribute, and each attribute is set once, to its own value.
+    const sets = body.UpdateExpression.slice('SET '.length).split(',').map((/** @type {string} */ set) => set.split('='));
+    expect(sets).toHaveLength(names.length + 1);
+    expect(new Set(sets.map(([name]) => body.ExpressionAttributeNames[name])).size).toBe(names.length + 1);
+    for (const [name, value] of sets) {
+      const attribute = body.ExpressionAttributeNames[name];
+      expect(body.ExpressionAttributeValues[value]).toEqual(attribute === 'v' ? { N: '3' } : { N: String(names.indexOf(attribute)) });
+    }
+    // JSON objects keep their last duplicate: the raw body names each placeholder once.
+    expect(request.body.match(/"#k":/g)).toHaveLength(1);
+    expect(request.body.match(/":v":/g)).toHaveLength(1);
   });
 });
