@@ -3,6 +3,10 @@
  */
 
 const THROTTLES = new Set(['ProvisionedThroughputExceededException', 'ThrottlingException', 'RequestLimitExceeded']);
+// Another writer holds the item: a transaction of another client's (TransactionConflictException), or a
+// write in another Region of a multi-Region strongly consistent table (ReplicatedWriteConflictException).
+// Both answer 400 and pass once the other write has; AWS's SDKs retry them.
+const CONFLICTS = new Set(['TransactionConflictException', 'ReplicatedWriteConflictException']);
 
 // Connection failures the SDK also retries (EHOSTUNREACH, ENETUNREACH, ENOTFOUND: a network that comes
 // and goes; EPROTO: a TLS exchange cut short).
@@ -14,12 +18,14 @@ const REFUSALS = new Set(['ValidationException', 'ItemCollectionSizeLimitExceede
 const TIMEOUT_NAMES = new Set(['TimeoutError', 'RequestTimeout', 'RequestTimeoutException']);
 
 /**
+ * - condition: a conditional call's condition failed (PutItem, UpdateItem, DeleteItem): an answer, not a
+ *   fault; the row is skipped.
  * - throttle: the whole call was refused for capacity; retry, and count the items as throttled.
- * - transient: 5xx, connection reset, time-out; retry.
+ * - transient: 5xx, connection reset, time-out, another writer's hold on the item; retry.
  * - invalid: the table refused the request (ValidationException, an item collection over its size
  *   limit, SerializationException); retrying cannot help, but a smaller request may: the batch is split to find the offending items.
  * - fatal: the import cannot go on (missing table, no permission, bad credentials).
- * @typedef {'throttle' | 'transient' | 'invalid' | 'fatal'} ErrorKind
+ * @typedef {'condition' | 'throttle' | 'transient' | 'invalid' | 'fatal'} ErrorKind
  */
 
 /**
@@ -29,7 +35,9 @@ const TIMEOUT_NAMES = new Set(['TimeoutError', 'RequestTimeout', 'RequestTimeout
 export function classifyError(error) {
   const e = /** @type {{ name?: string, code?: string, $metadata?: { httpStatusCode?: number }, $retryable?: unknown }} */ (error ?? {});
   const name = e.name ?? '';
+  if (name === 'ConditionalCheckFailedException') return 'condition';
   if (THROTTLES.has(name)) return 'throttle';
+  if (CONFLICTS.has(name)) return 'transient';
   if (REFUSALS.has(name)) return 'invalid';
   const status = e.$metadata?.httpStatusCode;
   if (status !== undefined && status >= 500) return 'transient';

@@ -84,7 +84,7 @@ async function sendBatch(sender, entries) {
       pace.release(reserved);
       if (sender.abandoned()) return;
       const kind = classifyError(error);
-      if (kind === 'fatal') throw error;
+      if (kind === 'fatal' || kind === 'condition') throw error;
       if (kind === 'invalid') return splitRefused(sender, pending, error);
       countFailedCall(sender, budget, kind, pending.length, error);
       lastError = error;

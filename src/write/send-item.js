@@ -70,7 +70,8 @@ async function sendItem(sender, entry) {
     try {
       output = await sender.limit(call, sender, request);
     } catch (error) {
-      if (!sender.abandoned() && /** @type {{ name?: string }} */ (error)?.name === 'ConditionalCheckFailedException') {
+      const kind = classifyError(error);
+      if (!sender.abandoned() && kind === 'condition') {
         // The check read the item and consumed capacity (the answer does not say how much: a unit).
         spend(sender, 1, reserved);
         sender.window.succeeded();
@@ -80,8 +81,7 @@ async function sendItem(sender, entry) {
       capacity.settle(-1);
       pace.release(reserved);
       if (sender.abandoned()) return;
-      const kind = classifyError(error);
-      if (kind === 'fatal') throw error;
+      if (kind === 'fatal' || kind === 'condition') throw error;
       if (kind === 'invalid') return sender.reject(entry, 'REJECTED_BY_TABLE', describeError(error));
       countFailedCall(sender, budget, kind, 1, error);
       lastError = error;
