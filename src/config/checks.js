@@ -98,10 +98,18 @@ export function crossCheck(config) {
  * @param {ImportConfig} config
  */
 function checkShaping(config) {
+  if (config.mode === 'delete' && config.nest) {
+    throw new ConfigError('nest', true, 'a delete writes no attributes, only the keys of the items to delete, and keys are top-level: leave the "nest" option out');
+  }
   const keys = [...(config.generateKey ? [] : [config.keyColumn]), ...(config.sortKeyColumn === undefined ? [] : [config.sortKeyColumn])];
   for (const column of config.drop) {
     if (column in config.rename) throw new ConfigError('drop', column, `"${column}" is also renamed: drop it or rename it, not both`);
     if (keys.includes(column) && !Object.values(config.rename).includes(column)) throw new ConfigError('drop', column, `"${column}" is a key column, which every item needs: leave it out of drop`);
+  }
+  const written = new Set(Object.values(config.rename));
+  for (const column of Object.keys(config.columnTypes)) {
+    if (config.drop.includes(column) && !written.has(column)) throw new ConfigError('columnTypes', `${column}:${config.columnTypes[column]}`, `"${column}" is left out by the "drop" option, so it has no type to give: leave it out of columnTypes, or out of the "drop" option`);
+    if (column in config.rename && !written.has(column)) throw new ConfigError('columnTypes', `${column}:${config.columnTypes[column]}`, `"${column}" is renamed to "${config.rename[column]}", and types name columns as written: name it "${config.rename[column]}"`);
   }
   for (const [from, to] of Object.entries(config.rename)) {
     if (keys.includes(from) && from !== to && !Object.values(config.rename).includes(from)) {

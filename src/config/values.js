@@ -94,7 +94,7 @@ export function suffixList(raw, name) {
 }
 
 /**
- * Column renames, "old:new,..." or {"old": "new"}: no name empty, no two onto one name.
+ * Column renames, "old:new,..." or {"old": "new"}: no name empty, no two onto one name, no column twice.
  * @param {unknown} raw @param {string} name @returns {Record<string, string>}
  */
 export function renames(raw, name) {
@@ -118,6 +118,7 @@ export function renames(raw, name) {
   for (const [from, to] of pairs) {
     if (from === '' || typeof to !== 'string' || to === '') throw new ConfigError(name, raw, 'each rename names a column and its new name, neither empty: "old:new"');
     if (targets.has(to)) throw new ConfigError(name, raw, `two columns are renamed "${to}": an item has one attribute of a name`);
+    if (from in map) throw new ConfigError(name, raw, `"${from}" is renamed twice ("${map[from]}" and "${to}"): a column is written under one name; keep one of them`);
     targets.add(to);
     map[from] = to;
   }

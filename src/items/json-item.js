@@ -58,7 +58,7 @@ function checkTableKeys(config, keys) {
 /**
  * @param {JsonConfig} config @param {import('../write/table-check.js').TableKeys} keys @param {boolean} deletes
  * @param {import('./shaping.js').Shaping} shaping
- * @returns {(fields: string[], line: number) => import('./item-builder.js').BuiltItem}
+ * @returns {((fields: string[], line: number) => import('./item-builder.js').BuiltItem) & { absentColumns: () => string[] }}
  */
 function jsonLinesBuilder({ columnTypes, setSeparator, rename, drop, ttl, nest: nested }, keys, deletes, shaping) {
   const names = keyNames(keys);
@@ -67,7 +67,10 @@ function jsonLinesBuilder({ columnTypes, setSeparator, rename, drop, ttl, nest: 
   const ttlWire = deletes || ttl === undefined ? undefined : jsonTtl(ttl, shaping);
   const shaped = drop.length > 0 || Object.keys(rename).length > 0 || ttlWire !== undefined || nest;
   const dropped = new Set(drop);
-  return function buildItem(fields, line) {
+  // JSON lines differ in their attributes, so a drop or rename naming one no line has is no mistake to
+  // refuse; the segment warns of it at its end (absentColumns), as it may be a misspelled one.
+  const unseen = new Set([...drop, ...Object.keys(rename)]);
+  const buildItem = function buildItem(/** @type {string[]} */ fields, /** @type {number} */ line) {
     const text = fields[0];
     const object = parseJson(text, line, 'the line');
     if (!isObject(object)) throw new RowError('INVALID_JSON', `line ${line}: the line is JSON but not an object; each line of JSON Lines is one item, {"name": value, ...}`);
@@ -82,6 +85,7 @@ function jsonLinesBuilder({ columnTypes, setSeparator, rename, drop, ttl, nest: 
     for (const source of deletes && !shaped ? names.filter((key) => Object.hasOwn(object, key)) : Object.keys(object)) {
       let name = source;
       if (seen !== undefined) {
+        if (unseen.size > 0) unseen.delete(source);
         if (dropped.has(source)) continue;
         name = rename[source] ?? source;
         if (deletes && !names.includes(name)) continue;
@@ -109,6 +113,7 @@ function jsonLinesBuilder({ columnTypes, setSeparator, rename, drop, ttl, nest: 
     const sized = !deletes && (nest || text.length * 3 > MAX_ITEM_BYTES) ? JSON.parse(json) : undefined;
     return finish(json, keyValues, sized, keys, line, deletes ? 'delete' : undefined);
   };
+  return Object.assign(buildItem, { absentColumns: () => [...unseen] });
 }
 
 /**

@@ -130,6 +130,7 @@ async function importSegment(config, { clients, logger, stopBy = Infinity, deadl
     await shuffle.drain();
     await writer.flush();
     cleanup.release();
+    warnAbsentColumns(rows.buildItem, shaping);
     const readTo = reading.bytesDone === undefined ? undefined : { byte: start.byte + reading.bytesDone, line: stages.records.linesRead(), encoding: stages.records.encoding() };
     return await finishSegment({ config, start, jobId, store, logger, where, input, format, rows, spread, readTo, stoppedEarly: reading.stoppedEarly, writer, report, abandoned: abandon?.aborted === true });
   } catch (error) {
@@ -142,6 +143,15 @@ async function importSegment(config, { clients, logger, stopBy = Infinity, deadl
     await report.fail(error);
     throw error;
   }
+}
+
+/**
+ * JSON Lines: the drop and rename names no line of the segment had (a CSV header's absence is refused).
+ * @param {unknown} buildItem @param {import('../items/shaping.js').Shaping} shaping
+ */
+function warnAbsentColumns(buildItem, shaping) {
+  const absent = /** @type {{ absentColumns?: () => string[] }} */ (buildItem ?? {}).absentColumns?.() ?? [];
+  if (absent.length > 0) shaping.warn('no line had these attributes that drop or rename name: check their spelling (names are compared exactly)', { attributes: absent });
 }
 
 /**

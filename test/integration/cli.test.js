@@ -15,7 +15,7 @@ import { compare, scanTable, tableKeysFor } from '../oracle/differential.js';
 import { expectedImport } from '../oracle/oracle.js';
 import { generatedCsv, mixedCsv } from '../support/imports.js';
 import { startFaultProxy } from '../support/fault-proxy.js';
-import { createTable, TEST_BUCKET, upload, useCleanups, useLocalServers } from '../support/local.js';
+import { createTable, scanAll, TEST_BUCKET, upload, useCleanups, useLocalServers } from '../support/local.js';
 import { MAIN, runCli, runCliOnTerminal } from '../support/run-cli.js';
 
 const OPTIONS = { keyColumn: 'id', generateKey: false, columnTypes: /** @type {Record<string, any>} */ ({ n: 'N' }), delimiter: ',', shuffleWindow: 0 };
@@ -502,6 +502,28 @@ describe('the ddbload command', () => {
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('Examples:');
     expect(help.stdout).toContain('--max-wcu <n>');
+  });
+
+  it('refuses an option naming a column the header lacks: exit 2, the flag\'s name, before any row is written (issue 46)', async () => {
+    const dir = workDir();
+    writeFileSync(path.join(dir, 'people.csv'), 'id,SSN,name\n1,123-45-6789,Ann\n2,987-65-4321,Bob\n');
+    writeFileSync(path.join(dir, 'semicolons.csv'), 'id;name\n1;Ann\n');
+    const table = await createTable(local.dynamodb, tableKeysFor(OPTIONS));
+    const cases = [
+      [['people.csv', '--drop', 'ssn'], /Invalid option --drop: got "ssn"; [\s\S]*the header has no column "ssn" \(it has "SSN": names are compared exactly/],
+      [['people.csv', '--rename', 'mail:email'], /Invalid option --rename: got "mail:email"; [\s\S]*no column "mail"/],
+      [['people.csv', '--rename', 'name:a,name:b'], /--rename[\s\S]*"name" is renamed twice/],
+      [['people.csv', '--types', 'balanse:N'], /Invalid option --types: got "balanse:N"; [\s\S]*no column "balanse"/],
+      [['people.csv', '--drop', 'name', '--types', 'name:N'], /--types[\s\S]*"name" is left out by the "?--drop"? option|--types[\s\S]*left out by --drop/],
+      [['people.csv', '--write-mode', 'newer', '--version-column', 'updated'], /Invalid option --version-column: got "updated"; [\s\S]*no column "updated"/],
+      [['semicolons.csv'], /--key[\s\S]*no column "id"; the first line has 1 column, which holds ";": if the file is delimited by it, pass --delimiter ";"/],
+    ];
+    for (const [args, message] of /** @type {Array<[string[], RegExp]>} */ (cases)) {
+      const { code, stderr } = await runCli(['import', ...args, '--table', table, '--json'], { cwd: dir, env: process.env });
+      expect({ args, code, stderr }).toMatchObject({ code: 2, stderr: expect.stringMatching(message) });
+      expect(stderr).not.toMatch(/123-45-6789|Ann/);
+    }
+    expect(await scanAll(local.dynamodb, table)).toEqual([]);
   });
 
   it('stops its shards\' workers when it is killed, and status shows their shards lost at once (issue 35, defect 9)', async () => {

@@ -205,7 +205,7 @@ describe('a sharded job', () => {
     await upload(s3, 'sharded/semicolons.csv', csv);
     const options = { bucket: TEST_BUCKET, key: 'sharded/semicolons.csv', table, columnTypes: 'n:N', shards: 2 };
     // With the wrong delimiter the header is one column without the key: the job fails as it plans, before any shard starts.
-    await expect(handler({ ...options, delimiter: ',' })).rejects.toThrow(/the header has no key column "id" \(the first line has 1 column/);
+    await expect(handler({ ...options, delimiter: ',' })).rejects.toThrow(/Invalid option "keyColumn": got "id"; .*the header has no column "id"; the first line has 1 column/);
     // A plan left by a run whose shards never started (cut into 3) gives way to the next run's options.
     await planJob(resolveConfig({ ...options, delimiter: ';', shards: 3 }, process.env), s3, bucketStore(s3, TEST_BUCKET));
     const job = jobSummaryOf(await handler({ ...options, delimiter: ';' }));

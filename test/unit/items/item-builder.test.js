@@ -67,13 +67,27 @@ describe('createItemBuilder', () => {
   });
 
   it.each([
-    [['name', 'age'], {}, /no key column "id"/],
     [['id', 'id'], {}, /header columns 1 and 2 have the same name/],
     [['id', ''], {}, /column 2 has no name/],
-    [['id', 'age'], { columnTypes: 'agee:N' }, /columnTypes names "agee"/],
-    [['id'], { generateKey: true }, /already has a "id" column/],
   ])('refuses header %j with options %j', (badHeader, options, message) => {
     expect(() => createItemBuilder(badHeader, config(options), source)).toThrow(HeaderError);
+    expect(() => createItemBuilder(badHeader, config(options), source)).toThrow(message);
+  });
+
+  // An option naming a column the header lacks is the option's mistake (CONFIG_INVALID: the command exits 2).
+  it.each([
+    [['name', 'age'], {}, 'keyColumn', /the header has no column "id"; the first line has 2 columns/],
+    [['ID', 'age'], {}, 'keyColumn', /no column "id" \(it has "ID": names are compared exactly, case and spaces too\)/],
+    [['id', 'age'], { columnTypes: 'agee:N' }, 'columnTypes', /no column "agee"/],
+    [['id'], { generateKey: true }, 'generateKey', /already has a "id" column/],
+    [['id', 'SSN'], { drop: 'ssn' }, 'drop', /no column "ssn" \(it has "SSN"/],
+    [['id', 'a'], { drop: 'a,b' }, 'drop', /no column "b"; name the columns to leave out as the header spells them/],
+    [['id', 'a'], { rename: 'mail:email' }, 'rename', /no column "mail"; name each column to rename/],
+    [['id', 'a'], { sortKeyColumn: 'at' }, 'sortKeyColumn', /no column "at"/],
+    [['id', 'a'], { writeMode: 'newer', versionColumn: 'v' }, 'versionColumn', /no column "v"/],
+    [['id', 'a'], { ttl: 'expires' }, 'ttl', /no column "expires"/],
+  ])('refuses header %j with options %j as a mistake of %s', (badHeader, options, option, message) => {
+    expect(() => createItemBuilder(badHeader, config(options), source)).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID', option }));
     expect(() => createItemBuilder(badHeader, config(options), source)).toThrow(message);
   });
 });
@@ -238,7 +252,11 @@ describe('columns dropped and renamed', () => {
 
   it('refuses a header whose renames name two columns alike, or whose types name a column by its old name', () => {
     expect(() => createItemBuilder(['id', 'a', 'b'], config({ rename: 'a:b' }), source)).toThrow(HeaderError);
-    expect(() => createItemBuilder(['id', 'a'], config({ rename: 'a:b', columnTypes: 'a:N' }), source)).toThrow(/columnTypes names "a", which is not in the header/);
+    expect(() => config({ rename: 'a:b', columnTypes: 'a:N' })).toThrow(/"a" is renamed to "b", and types name columns as written: name it "b"/);
+    expect(() => config({ drop: 'a', columnTypes: 'a:N' })).toThrow(/"a" is left out by the "drop" option/);
+    expect(() => config({ rename: 'a:p,a:q' })).toThrow(/"a" is renamed twice \("p" and "q"\)/);
+    // A column dropped while another is renamed onto its name: the type is the renamed one's.
+    expect(() => config({ drop: 'id2', rename: 'x:id2', columnTypes: 'id2:N' })).not.toThrow();
   });
 
   it('writes the key from a dropped column\'s place when another column is renamed onto it', () => {
@@ -255,5 +273,18 @@ describe('the shaping options', () => {
     expect(() => config({ rename: 'a:x,b:x' })).toThrow(/two columns are renamed "x"/);
     expect(() => config({ rename: 'a' })).toThrow(/"a" is not old:new/);
     expect(config({ rename: { user_id: 'id' }, drop: ['x', 'x'] })).toMatchObject({ rename: { user_id: 'id' }, drop: ['x'] });
+  });
+});
+
+describe('JSON Lines: drop and rename naming attributes no line has', () => {
+  it('are not refused (lines differ); the builder tells which no line had, for the segment\'s warning', async () => {
+    const { createJsonItemBuilder } = await import('../../../src/items/json-item.js');
+    const keys = /** @type {any} */ ({ partition: { name: 'id', type: 'S' } });
+    const build = createJsonItemBuilder('jsonl', resolveConfig({ file: '/tmp/x.jsonl', table: 'People', drop: 'ssn,notes', rename: 'mail:email,name:full' }, {}), keys);
+    const absent = /** @type {{ absentColumns: () => string[] }} */ (/** @type {unknown} */ (build)).absentColumns;
+    expect(absent().sort()).toEqual(['mail', 'name', 'notes', 'ssn']);
+    expect(JSON.parse(build([JSON.stringify({ id: 'a', SSN: '1', notes: 'x' })], 2).json)).toEqual({ id: { S: 'a' }, SSN: { S: '1' } });
+    build([JSON.stringify({ id: 'b', name: 'B' })], 3);
+    expect(absent().sort()).toEqual(['mail', 'ssn']);
   });
 });

@@ -152,7 +152,7 @@ describe('the CSV builder', () => {
   });
 
   it('refuses a header without the TTL column, or with the column the import would fill, naming the fix', () => {
-    expect(() => createItemBuilder(['id', 'n'], config({ ttl: 'expires' }), source)).toThrow(/ttl names "expires", which is not in the header/);
+    expect(() => createItemBuilder(['id', 'n'], config({ ttl: 'expires' }), source)).toThrow(/the header has no column "expires"; name the column that holds the expiry times/);
     expect(() => createItemBuilder(['id', 'expires'], config({ ttl: 'expires:+1h' }), source)).toThrow(/header column 2 is the TTL column "expires", which ttl fills with the import's time plus 3600 s: drop that column/);
     // Dropped, the import fills it; renamed onto, it is read.
     expect(JSON.parse(createItemBuilder(['id', 'expires'], config({ ttl: 'expires:+1s', drop: 'expires' }), source, { shaping: shapingAt().shaping })(['a', 'x'], 2).json).expires).toEqual({ N: String(Math.floor(Date.parse('2026-11-26T14:05:09.750Z') / 1000) + 1) });

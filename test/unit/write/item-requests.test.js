@@ -90,6 +90,7 @@ describe('conditional write requests', () => {
     expect(body.ExpressionAttributeNames['#v']).toBe('v');
     expect(body.ExpressionAttributeValues[':v']).toEqual({ N: '3' });
     // Every placeholder the expression uses names one attribute, and each attribute is set once, to its own value.
+    /** @type {string[][]} */
     const sets = body.UpdateExpression.slice('SET '.length).split(',').map((/** @type {string} */ set) => set.split('='));
     expect(sets).toHaveLength(names.length + 1);
     expect(new Set(sets.map(([name]) => body.ExpressionAttributeNames[name])).size).toBe(names.length + 1);
