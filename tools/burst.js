@@ -138,7 +138,7 @@ async function runLocally(burst, compare) {
       log(`Planning ${burst.invocations} shards...`);
       const payload = { ...payloads[0], shards: burst.invocations };
       const config = resolveConfig(payload, process.env);
-      const plan = await planJob(config, servers.s3, bucketStore(servers.s3, LOCAL_BUCKET));
+      const plan = await planJob(config, { s3: servers.s3, dynamodb: servers.dynamodb }, bucketStore(servers.s3, LOCAL_BUCKET));
       if (plan === undefined) throw new Error('the file is too small to shard');
       payloads = shardPayloads(payload, plan, config.maxWcu);
     }

@@ -17,6 +17,10 @@ import { decideFormat } from '../records/format.js';
 import { compressionOf, peek } from '../source/compression.js';
 import { objectsOfJob } from '../source/job-objects.js';
 import { sourceHeaderOf } from '../records/rejects-file.js';
+import { noShaping } from '../items/shaping.js';
+import { rowStages } from '../segment/row-stages.js';
+import { checkTable, tableKeysOf } from '../write/table-check.js';
+import { cutBetweenKeyRuns } from './key-runs.js';
 
 /** @typedef {import('../config/index.js').ImportConfig} ImportConfig */
 /** @typedef {import('../state/job-status.js').JobPlan} JobPlan */
@@ -38,12 +42,14 @@ export function wantsShards(config) {
  * a new one. Undefined when a single file is small enough for one shard (bytesPerShard) or compressed,
  * and no plan exists.
  * @param {Readonly<ImportConfig>} config
- * @param {import('@aws-sdk/client-s3').S3Client} s3
+ * @param {Pick<import('../clients.js').Clients, 's3' | 'dynamodb'>} clients  dynamodb: the table's keys, which cuts are placed by
  * @param {import('../state/output-store.js').OutputStore} store
  * @returns {Promise<JobPlan | undefined>}
  */
-export async function planJob(config, s3, store) {
-  if (isCollection(config)) return planCollection(config, s3, store);
+export async function planJob(config, clients, store) {
+  const { s3 } = clients;
+  const keysOf = onceTableKeys(clients.dynamodb, config);
+  if (isCollection(config)) return planCollection(config, s3, store, keysOf);
   const where = sourceWhere(config);
   const source = await openRawSource(s3, config, { etag: config.etag });
   const jobId = jobIdOf(config, source.etag);
@@ -54,7 +60,7 @@ export async function planJob(config, s3, store) {
     return existing;
   }
   // A compressed file cannot be cut: the job runs as one import, whose summary says so.
-  const cut = await cutObject(source.body, { config, key: config.key ?? config.file ?? '', bytes: source.contentLength, shards: wanted, where });
+  const cut = await cutObject(source.body, { config, key: config.key ?? config.file ?? '', bytes: source.contentLength, shards: wanted, where, etag: source.etag, keysOf, reopen: async (byte) => (await openRawSource(s3, config, { start: byte, etag: source.etag })).body });
   if (cut === undefined) return undefined;
   const note = [capped, cut.note].filter((part) => part !== undefined).join('; ');
   /** @type {JobPlan} */
@@ -88,25 +94,61 @@ async function planToKeep(config, store, jobId) {
 
 /**
  * Cuts one object into ranges on record boundaries: a CSV object after its header (checked here, as a
- * segment checks it: a file of a header and no rows has no shard to do so), a JSON one after any LF.
- * Undefined for a compressed object, which cannot be entered mid-way.
+ * segment checks it: a file of a header and no rows has no shard to do so), a JSON one after any LF;
+ * then each cut moved past the run of one key it would split (key-runs.js). Undefined for a compressed
+ * object, which cannot be entered mid-way.
  * @param {import('node:stream').Readable} raw  the object as stored, from byte 0
- * @param {{ config: Readonly<ImportConfig>, key: string, bytes: number, shards: number, where: string }} options
+ * @param {{ config: Readonly<ImportConfig>, key: string, bytes: number, shards: number, where: string, etag: string,
+ *   keysOf: () => Promise<import('../write/table-check.js').TableKeys>, reopen: (byte: number) => Promise<import('node:stream').Readable> }} options
+ *   reopen: the object as stored from a byte to its end
  * @returns {Promise<{ format: import('../config/index.js').Format, shards: ShardRange[], header?: string[], encoding?: import('../records/csv/text-encoding.js').Encoding, note?: string } | undefined>}
  */
-async function cutObject(raw, { config, key, bytes, shards, where }) {
+async function cutObject(raw, { config, key, bytes, shards, where, etag, keysOf, reopen }) {
   const { first, body } = await peek(raw, 4);
   if (compressionOf(first) !== undefined) {
     body.destroy();
     return undefined;
   }
   const format = decideFormat(config.format, key, first);
-  if (format !== 'csv' && !config.fromRejects) return { format, ...(await planLineShards(body, { bytes, shards, where })) };
-  const planned = await planShards(body, { bytes, shards, delimiter: config.delimiter, encoding: config.encoding, where });
-  // A rejects file's shards carry its source's header, as its segments read it (records/rejects-file.js).
-  const header = config.fromRejects ? sourceHeaderOf(planned.header.map((name) => name.trim()), where) : planned.header;
-  if (format === 'csv') shapeHeader(header, config);
-  return { format, shards: planned.shards, header, encoding: planned.encoding, ...(planned.note === undefined ? {} : { note: planned.note }) };
+  /** @type {{ shards: ShardRange[], note?: string, header?: string[], encoding?: import('../records/csv/text-encoding.js').Encoding }} */
+  let planned;
+  if (format !== 'csv' && !config.fromRejects) {
+    planned = { ...(await planLineShards(body, { bytes, shards, where })), header: [], encoding: undefined };
+  } else {
+    const csv = await planShards(body, { bytes, shards, delimiter: config.delimiter, encoding: config.encoding, where });
+    // A rejects file's shards carry its source's header, as its segments read it (records/rejects-file.js).
+    const header = config.fromRejects ? sourceHeaderOf(csv.header.map((name) => name.trim()), where) : csv.header;
+    if (format === 'csv') shapeHeader(header, config);
+    planned = { shards: csv.shards, header, encoding: csv.encoding, ...(csv.note === undefined ? {} : { note: csv.note }) };
+  }
+  const runs = config.generateKey ? { shards: planned.shards, moved: 0 } : await cutBetweenKeyRuns(planned.shards, { end: bytes, open: openCut({ config, format, header: planned.header ?? [], encoding: planned.encoding, etag, keys: await keysOf(), reopen }) });
+  const merged = runs.shards.length < planned.shards.length ? `${planned.shards.length - runs.shards.length} of the ${planned.shards.length} planned shards lay inside a run of one key and were joined to the shard before` : undefined;
+  const note = [planned.note, merged].filter((part) => part !== undefined).join('; ');
+  return { format, shards: runs.shards, header: format === 'csv' || config.fromRejects ? planned.header : undefined, encoding: planned.encoding, ...(note === '' ? {} : { note }) };
+}
+
+/**
+ * A cut's reader for key-runs.js: the object from the cut, parsed as the shard starting there parses it.
+ * @param {{ config: Readonly<ImportConfig>, format: import('../config/index.js').Format, header: string[], encoding: import('../records/csv/text-encoding.js').Encoding | undefined,
+ *   etag: string, keys: import('../write/table-check.js').TableKeys, reopen: (byte: number) => Promise<import('node:stream').Readable> }} options
+ * @returns {import('./key-runs.js').OpenCut}
+ */
+function openCut({ config, format, header, encoding, etag, keys, reopen }) {
+  return async ({ byte, line }) => {
+    const stages = rowStages({ format, config, start: { line, byte, header, ...(encoding === undefined ? {} : { encoding }) }, source: { etag }, keys, json: false, shaping: noShaping() });
+    const body = await reopen(byte);
+    return { records: stages.records, body, close: () => body.destroy(), buildItem: /** @type {import('../segment/read-rows.js').BuildItem} */ (stages.buildItem) };
+  };
+}
+
+/**
+ * The table's keys, asked of DynamoDB once and only if a cut needs them (a JSON record's key is read by them).
+ * @param {import('@aws-sdk/client-dynamodb').DynamoDBClient} dynamodb @param {Readonly<ImportConfig>} config
+ */
+function onceTableKeys(dynamodb, config) {
+  /** @type {Promise<import('../write/table-check.js').TableKeys> | undefined} */
+  let keys;
+  return () => (keys ??= checkTable(dynamodb, config).then(tableKeysOf));
 }
 
 /**
@@ -115,9 +157,10 @@ async function cutObject(raw, { config, key, bytes, shards, where }) {
  * @param {Readonly<ImportConfig>} config
  * @param {import('@aws-sdk/client-s3').S3Client} s3
  * @param {import('../state/output-store.js').OutputStore} store
+ * @param {() => Promise<import('../write/table-check.js').TableKeys>} keysOf
  * @returns {Promise<JobPlan>}
  */
-async function planCollection(config, s3, store) {
+async function planCollection(config, s3, store, keysOf) {
   const found = await objectsOfJob(s3, config);
   const jobId = jobIdOf(config, found.version);
   const existing = await planToKeep(config, store, jobId);
@@ -135,7 +178,8 @@ async function planCollection(config, s3, store) {
     }
     const ofObject = { ...config, key: object.key, versionId: undefined };
     const source = await openRawSource(s3, ofObject, { etag: object.etag });
-    const cut = await cutObject(source.body, { config, key: object.key, bytes: object.bytes, shards: wanted, where: sourceWhere(ofObject) });
+    const reopen = async (/** @type {number} */ byte) => (await openRawSource(s3, ofObject, { start: byte, etag: object.etag })).body;
+    const cut = await cutObject(source.body, { config: ofObject, key: object.key, bytes: object.bytes, shards: wanted, where: sourceWhere(ofObject), etag: object.etag, keysOf, reopen });
     if (cut === undefined) {
       shards.push({ index: shards.length, ...whole });
       continue;

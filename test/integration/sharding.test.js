@@ -199,6 +199,59 @@ describe('a sharded job', () => {
     expect(Math.max(...busy)).toBeLessThanOrEqual(1.05 * maxWcu + 1);
   });
 
+  it('never cuts a run of one key between shards: put, if-absent and update end as a sequential reading (issue 46, 2)', async () => {
+    // Sorted by key, 200 rows of k0500 straddling the middle, where the planner cuts 2 shards (and every
+    // cut of 4 and 8 lands in some run); a rejected row inside the run does not end it.
+    const rows = [];
+    for (let k = 0; k < 1_000; k++) {
+      const id = `k${String(k).padStart(4, '0')}`;
+      const count = k === 500 ? 200 : 1 + (k % 3);
+      for (let v = 0; v < count; v++) rows.push(k === 500 && v === 100 ? `${id},x,bad` : `${id},${v},row ${v}`);
+    }
+    const csv = `id,v,name\n${rows.join('\n')}\n`;
+    const half = csv.length / 2;
+    expect(csv.indexOf('k0500') < half && csv.lastIndexOf('k0500') > half).toBe(true);
+    await upload(s3, 'sharded/runs.csv', csv);
+    /** The last row of each key (the first under if-absent), as a sequential reading leaves the table. @param {'last' | 'first'} which */
+    const expected = (which) => {
+      /** @type {Map<string, string>} */
+      const held = new Map();
+      for (const row of rows) {
+        const [id, v] = row.split(',');
+        if (v === 'x' || (which === 'first' && held.has(id))) continue;
+        held.set(id, v);
+      }
+      return held;
+    };
+    for (const [writeMode, shards, which] of /** @type {Array<['put' | 'if-absent' | 'update', number, 'last' | 'first']>} */ ([['put', 2, 'last'], ['if-absent', 4, 'first'], ['update', 8, 'last']])) {
+      const table = await createTable(dynamodb);
+      const job = jobSummaryOf(await handler({ bucket: TEST_BUCKET, key: 'sharded/runs.csv', table, columnTypes: 'v:N', shards, writeMode, runId: writeMode }));
+      expect(job).toMatchObject({ state: 'done', rowsRead: rows.length, rejected: 1, balanced: true });
+      const items = await scanAll(dynamodb, table);
+      expect(new Map(items.map((item) => [item.id.S, item.v.N])), `${writeMode} over ${shards} shards`).toEqual(expected(which));
+      const status = await readJobStatus(bucketStore(s3, TEST_BUCKET), '_imports/', job.jobId);
+      // No key in two shards: each shard's range starts where a new key does.
+      for (const shard of status?.plan?.shards.slice(1) ?? []) {
+        const before = csv.slice(0, shard.start).trimEnd().split('\n').at(-1)?.split(',')[0];
+        expect(csv.slice(shard.start, shard.start + 5), `the cut at byte ${shard.start}`).not.toBe(before);
+      }
+    }
+  });
+
+  it('joins a shard that lies inside one run of a key to the shard before, and cuts JSON Lines between runs too', async () => {
+    const table = await createTable(dynamodb);
+    // One key over the second half of the file: of 3 planned shards, the third starts inside its run.
+    const lines = [...Array.from({ length: 500 }, (_, i) => ({ id: `a${i}`, v: i })), ...Array.from({ length: 500 }, (_, v) => ({ id: 'z', v }))];
+    await upload(s3, 'sharded/one-run.jsonl', `${lines.map((line) => JSON.stringify(line)).join('\n')}\n`);
+    const job = jobSummaryOf(await handler({ bucket: TEST_BUCKET, key: 'sharded/one-run.jsonl', table, shards: 3 }));
+    expect(job).toMatchObject({ state: 'done', rowsRead: 1_000, shards: 2, balanced: true });
+    const status = await readJobStatus(bucketStore(s3, TEST_BUCKET), '_imports/', job.jobId);
+    expect(status?.plan?.note).toMatch(/1 of the 3 planned shards lay inside a run of one key and were joined to the shard before/);
+    const items = await scanAll(dynamodb, table);
+    expect(items.find((item) => item.id.S === 'z')?.v.N).toBe('499');
+    expect(items).toHaveLength(501);
+  });
+
   it('refuses a bad header when it plans, is planned anew when a re-run changes its options before any shard has started, and refuses other options once shards have', async () => {
     const table = await createTable(dynamodb);
     const csv = mixedCsv(4_000).csv.replaceAll(',', ';');
@@ -207,7 +260,7 @@ describe('a sharded job', () => {
     // With the wrong delimiter the header is one column without the key: the job fails as it plans, before any shard starts.
     await expect(handler({ ...options, delimiter: ',' })).rejects.toThrow(/Invalid option "keyColumn": got "id"; .*the header has no column "id"; the first line has 1 column/);
     // A plan left by a run whose shards never started (cut into 3) gives way to the next run's options.
-    await planJob(resolveConfig({ ...options, delimiter: ';', shards: 3 }, process.env), s3, bucketStore(s3, TEST_BUCKET));
+    await planJob(resolveConfig({ ...options, delimiter: ';', shards: 3 }, process.env), { s3, dynamodb }, bucketStore(s3, TEST_BUCKET));
     const job = jobSummaryOf(await handler({ ...options, delimiter: ';' }));
     expect(job).toMatchObject({ state: 'done', rowsRead: 4_000, balanced: true, started: 2 });
     const status = await readJobStatus(bucketStore(s3, TEST_BUCKET), '_imports/', job.jobId);

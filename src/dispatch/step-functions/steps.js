@@ -43,7 +43,7 @@ export async function planStep(job, { env, objectsAtOnce }) {
   const store = outputStoreFor(config, clients.s3);
   // A payload that resumes (a checkpoint) or runs one shard is one item as it is, as is an object too
   // small to cut or compressed (no plan). The job id is the one its execution was named by.
-  const plan = wantsShards(config) ? await planJob(config, clients.s3, store) : undefined;
+  const plan = wantsShards(config) ? await planJob(config, clients, store) : undefined;
   const jobId = plan?.jobId ?? config.checkpoint?.jobId ?? config.shard?.jobId ?? (await jobIdOfJob(config, clients.s3));
   const count = plan?.shards.length ?? 1;
   const atOnce = config.shardConcurrency ?? (plan?.objects !== undefined ? (objectsAtOnce ?? count) : count);

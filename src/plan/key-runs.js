@@ -1,0 +1,71 @@
+/**
+ * Shard cuts moved off runs of one key. Shards run at once, so two rows of one key in two shards are
+ * applied in an order of their timing, not the file's: a cut inside a run of a key left a middle row of
+ * it in the table. Each cut after the first moves forward past the run of the first key at it (rows the
+ * import rejects write nothing and do not end a run), as a spread range's first segment does
+ * (segment/spread/range-reader.js, skipFirstRun): a file whose rows of each key stand together, sorted or
+ * not, then ends as a sequential reading leaves it, in every write mode. A shard a run swallows whole is
+ * left out. Generated keys are new for every row: there is nothing to move.
+ */
+import pLimit from 'p-limit';
+import { createRangeReaders, keyOrRejected, skipFirstRun } from '../segment/spread/range-reader.js';
+
+/** Searches at once, each on its own connection: one after another, a plan on S3 waits out each first byte. */
+const SEARCHES_AT_ONCE = 16;
+
+/** @typedef {import('./shard-plan.js').ShardRange} ShardRange */
+
+/**
+ * A cut's reader: the object's records from a byte (and the lines before it) to its end, parsed as a
+ * shard starting there parses them, and how the import builds a record's item.
+ * @typedef {(at: { byte: number, line: number }) => Promise<{ records: import('../segment/read-rows.js').RecordReader,
+ *   body: import('node:stream').Readable, close: () => void, buildItem: import('../segment/read-rows.js').BuildItem }>} OpenCut
+ */
+
+/**
+ * @param {ShardRange[]} shards  one object's, in file order, none empty, the last ending at `end`
+ * @param {{ end: number, open: OpenCut }} options  end: one past the object's last byte
+ * @returns {Promise<{ shards: ShardRange[], moved: number }>}  the ranges, renumbered from the first's index; how many cuts moved
+ */
+export async function cutBetweenKeyRuns(shards, { end, open }) {
+  if (shards.length < 2) return { shards, moved: 0 };
+  const limit = pLimit(SEARCHES_AT_ONCE);
+  const starts = await Promise.all(shards.slice(1).map((shard) => limit(() => afterFirstRun(shard, end, open))));
+  /** @type {ShardRange[]} */
+  const cut = [{ ...shards[0] }];
+  for (const start of starts) {
+    const last = cut[cut.length - 1];
+    // A run to the object's end, or over the next planned cut: the shard before reads it all.
+    if (start.byte >= end || start.byte <= last.start) continue;
+    last.end = start.byte;
+    cut.push({ ...shards[0], index: shards[0].index + cut.length, start: start.byte, end, line: start.line });
+  }
+  cut[cut.length - 1].end = end;
+  const moved = starts.filter((start, j) => start.byte !== shards[j + 1].start).length;
+  return { shards: cut, moved };
+}
+
+/**
+ * Where the shard starting at `shard.start` starts once the run of its first key is left to the shard
+ * before: the first record of another key (or the object's end), and the lines before it.
+ * @param {ShardRange} shard @param {number} end @param {OpenCut} open
+ */
+async function afterFirstRun(shard, end, open) {
+  /** @type {import('./spread-plan.js').SpreadRange} */
+  const range = { byte: shard.start, end, line: shard.line, stop: undefined };
+  /** @type {import('../segment/read-rows.js').BuildItem | undefined} */
+  let buildItem;
+  const readers = createRangeReaders([range], async (at) => {
+    const opened = await open({ byte: at.byte, line: at.line });
+    buildItem = opened.buildItem;
+    return opened;
+  });
+  try {
+    const reader = await readers.open(0);
+    const build = /** @type {import('../segment/read-rows.js').BuildItem} */ (buildItem);
+    await skipFirstRun(range, reader, (fields, line) => keyOrRejected(build, fields, line));
+  } finally {
+    readers.closeAll();
+  }
+  return { byte: range.byte, line: range.line };
+}
