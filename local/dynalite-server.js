@@ -10,6 +10,7 @@ import dynalite from 'dynalite';
 const require = createRequire(import.meta.url);
 keepProtoNames(require('dynalite/validations'));
 checkIndexKeys(require('dynalite/db'));
+returnHeldItemOnConditionFailure(require('dynalite/db'), ['putItem', 'updateItem', 'deleteItem'].map((action) => require(`dynalite/validations/${action}`)));
 
 if (process.send === undefined) {
   process.stderr.write('local/dynalite-server.js is started by local/dynalite.js (it reports its port over IPC)\n');
@@ -117,4 +118,23 @@ function checkIndexKeys(db) {
     }
     return undefined;
   }
+}
+
+/**
+ * DynamoDB answers a failed condition with the item the table holds when the call asks for it
+ * (ReturnValuesOnConditionCheckFailure ALL_OLD, since 2023), and bills the check by that item's size;
+ * dynalite predates it and drops the parameter. The parameter is let through its request check (as
+ * DynamoDB's: ALL_OLD or NONE), and its condition check, called through its module's exports, puts the
+ * held item in the error's body.
+ * @param {{ checkConditional: (data: any, existingItem: any) => any }} db
+ * @param {Array<{ types: Record<string, unknown> }>} actions  the validations of PutItem, UpdateItem, DeleteItem
+ */
+function returnHeldItemOnConditionFailure(db, actions) {
+  for (const action of actions) action.types.ReturnValuesOnConditionCheckFailure = { type: 'String', enum: ['ALL_OLD', 'NONE'] };
+  const checkConditional = db.checkConditional;
+  db.checkConditional = (data, existingItem) => {
+    const error = checkConditional(data, existingItem);
+    if (error != null && existingItem != null && data.ReturnValuesOnConditionCheckFailure === 'ALL_OLD') error.body = { ...error.body, Item: existingItem };
+    return error;
+  };
 }

@@ -89,6 +89,8 @@ export class DynamoDBCallError extends ImportError {
     this.$retryable = retryable ? {} : undefined;
     /** A throttled call's reasons, as DynamoDB gives them. @type {Array<{ reason: string, resource?: string }> | undefined} */
     this.throttlingReasons = undefined;
+    /** A failed condition's: the size of the item the table holds, which the check was billed by. @type {number | undefined} */
+    this.heldItemBytes = undefined;
   }
 }
 

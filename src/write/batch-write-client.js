@@ -12,6 +12,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { crc32 } from 'node:zlib';
 import { DynamoDBCallError } from '../errors.js';
+import { itemBytes } from '../items/item-size.js';
 
 const SERVICE = 'dynamodb';
 const TARGET_PREFIX = 'DynamoDB_20120810.';
@@ -222,7 +223,7 @@ function correctClock(clock, date) {
  * @param {number} status @param {string} text @param {string | undefined} requestId @param {WriteOperation} operation
  */
 function answeredError(status, text, requestId, operation) {
-  /** @type {{ __type?: string, message?: string, Message?: string, ThrottlingReasons?: Array<{ reason?: unknown, resource?: unknown }> }} */
+  /** @type {{ __type?: string, message?: string, Message?: string, ThrottlingReasons?: Array<{ reason?: unknown, resource?: unknown }>, Item?: unknown }} */
   let parsed = {};
   try {
     parsed = JSON.parse(text);
@@ -232,6 +233,9 @@ function answeredError(status, text, requestId, operation) {
   const name = parsed.__type?.split('#').pop() || (status >= 500 ? 'InternalServerError' : `HttpError${status}`);
   const message = parsed.message ?? parsed.Message ?? `${operation} answered HTTP ${status}`;
   const error = new DynamoDBCallError(name, message, status, requestId);
+  // A failed condition's answer holds the item the table has (ReturnValuesOnConditionCheckFailure): only
+  // its size is kept, which is what the check was billed by.
+  if (parsed.Item !== null && typeof parsed.Item === 'object') error.heldItemBytes = itemBytes(/** @type {Record<string, import('../items/attribute-values.js').AttributeValue>} */ (parsed.Item));
   // Why a call was throttled (a hot key range, the table's or an index's capacity, the account's limit).
   if (Array.isArray(parsed.ThrottlingReasons)) {
     error.throttlingReasons = parsed.ThrottlingReasons.flatMap((r) => (typeof r?.reason === 'string' ? [{ reason: r.reason, ...(typeof r.resource === 'string' ? { resource: r.resource } : {}) }] : []));

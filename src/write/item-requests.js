@@ -33,6 +33,9 @@ export const MAX_EXPRESSION_BYTES = 4096;
 export function createItemRequests({ table, writeMode, versionColumn, keys }) {
   const tableName = `{"TableName":${JSON.stringify(table)},`;
   const tail = ',"ReturnConsumedCapacity":"TOTAL"}';
+  // A failed condition is billed by the size of the item the table holds: its answer carries that item, so
+  // that the capacity it consumed is counted (and paced) as DynamoDB bills it. AWS charges nothing for it.
+  const conditional = `,"ReturnValuesOnConditionCheckFailure":"ALL_OLD"${tail}`;
   const keyName = JSON.stringify(keys.partition.name);
   const keyNames = [keys.partition.name, ...(keys.sort === undefined ? [] : [keys.sort.name])];
   const absent = `"ConditionExpression":"attribute_not_exists(#k)","ExpressionAttributeNames":{"#k":${keyName}}`;
@@ -44,17 +47,17 @@ export function createItemRequests({ table, writeMode, versionColumn, keys }) {
   const deleteOf = (entry) => ({ operation: 'DeleteItem', body: `${tableName}"Key":${entry.json}${tail}` });
 
   if (writeMode === 'if-absent') {
-    return (entry) => (entry.op === 'delete' ? deleteOf(entry) : { operation: 'PutItem', body: `${tableName}"Item":${entry.json},${absent}${tail}` });
+    return (entry) => (entry.op === 'delete' ? deleteOf(entry) : { operation: 'PutItem', body: `${tableName}"Item":${entry.json},${absent}${conditional}` });
   }
   if (writeMode === 'newer') {
     return (entry) => {
       if (entry.op === 'delete') return deleteOf(entry);
       const version = versionOf(entry.json, /** @type {string} */ (versionColumn));
       if (version === undefined) return /** @type {RequestRefusal} */ (refusal);
-      return { operation: 'PutItem', body: `${tableName}"Item":${entry.json},${notNewer}},"ExpressionAttributeValues":{":v":${version}}${tail}` };
+      return { operation: 'PutItem', body: `${tableName}"Item":${entry.json},${notNewer}},"ExpressionAttributeValues":{":v":${version}}${conditional}` };
     };
   }
-  return (entry) => (entry.op === 'delete' ? deleteOf(entry) : updateOf(entry, tableName, tail, keyNames, versionColumn, notNewer, refusal));
+  return (entry) => (entry.op === 'delete' ? deleteOf(entry) : updateOf(entry, tableName, versionColumn === undefined ? tail : conditional, keyNames, versionColumn, notNewer, refusal));
 }
 
 /**

@@ -11,6 +11,7 @@ import { attemptTurn, countApplied, countFailedCall, onTheWire, rejectUnwritten 
 import { createItemRequests } from './item-requests.js';
 import { createAdaptivePace, createWcuLimiter } from './pace.js';
 import { classifyError } from './retry.js';
+import { itemBytes, wireItemBytes } from '../items/item-size.js';
 
 /** @typedef {import('../types.js').Entry} Entry */
 
@@ -72,8 +73,7 @@ async function sendItem(sender, entry) {
     } catch (error) {
       const kind = classifyError(error);
       if (!sender.abandoned() && kind === 'condition') {
-        // The check read the item and consumed capacity (the answer does not say how much: a unit).
-        spend(sender, 1, reserved);
+        spend(sender, conditionUnits(error, entry), reserved);
         sender.window.succeeded();
         return sender.skipped(entry, sender.skipReason);
       }
@@ -96,6 +96,17 @@ async function sendItem(sender, entry) {
   }
   if (sender.abandoned()) return;
   rejectUnwritten(sender, [entry], budget.attempts(), lastError);
+}
+
+/**
+ * What a failed condition was billed: a unit per started KB of the item the table holds (its answer's
+ * ReturnValuesOnConditionCheckFailure item), at least 1. A server that returns no item (one that does not
+ * implement it) is taken to hold an item the row's size, the nearest known.
+ * @param {unknown} error @param {Entry} entry
+ */
+function conditionUnits(error, entry) {
+  const held = /** @type {{ heldItemBytes?: number }} */ (error).heldItemBytes ?? entry.bytes ?? wireItemBytes(entry.json) ?? itemBytes(JSON.parse(entry.json));
+  return Math.max(1, Math.ceil(held / 1024));
 }
 
 /** Capacity a call consumed: counted, and the cap and the pace settled. @param {Sender} sender @param {number} units @param {number} reserved */

@@ -202,6 +202,7 @@ describe('a sharded job', () => {
   it('never cuts a run of one key between shards: put, if-absent and update end as a sequential reading (issue 46, 2)', async () => {
     // Sorted by key, 200 rows of k0500 straddling the middle, where the planner cuts 2 shards (and every
     // cut of 4 and 8 lands in some run); a rejected row inside the run does not end it.
+    /** @type {string[]} */
     const rows = [];
     for (let k = 0; k < 1_000; k++) {
       const id = `k${String(k).padStart(4, '0')}`;

@@ -99,6 +99,19 @@ describe('write modes', () => {
     expect(items.b).toEqual({ id: 'b', v: '1', ...Object.fromEntries(columns.map((name) => [name, 'new b'])) });
   });
 
+  it('counts and paces a skipped row by the size of the item the table holds, as DynamoDB bills a failed condition (issue 46, 5)', async () => {
+    // 30 items of about 3.5 KB held: each row's condition fails and is billed 4 WCU, not 1.
+    const held = Array.from({ length: 30 }, (_, i) => ({ id: { S: `k${i}` }, blob: { S: 'x'.repeat(3_500) } }));
+    const table = await tableHolding(held);
+    await upload(s3, 'modes/skipped-big.csv', `id,name\n${held.map((_, i) => `k${i},small`).join('\n')}\n`);
+    const started = performance.now();
+    const summary = summaryOf(await handler({ bucket: TEST_BUCKET, key: 'modes/skipped-big.csv', table, writeMode: 'if-absent', maxWcu: 40 }));
+    const seconds = (performance.now() - started) / 1000;
+    expect(summary).toMatchObject({ rowsRead: 30, written: 0, skipped: 30, wcuConsumed: 120, balanced: true });
+    // 120 WCU under a cap of 40 a second: at least two seconds past the first second's burst (one unit a row took under one).
+    expect(seconds).toBeGreaterThan(1.9);
+  });
+
   it('keeps every row of a key in the shuffle window, in file order', async () => {
     const table = await tableHolding(HELD);
     const rows = Array.from({ length: 60 }, (_, i) => `k${i % 5},${i},row ${i}`);

@@ -20,6 +20,7 @@ describe('conditional write requests', () => {
       ConditionExpression: 'attribute_not_exists(#k)',
       ExpressionAttributeNames: { '#k': 'id' },
       ReturnConsumedCapacity: 'TOTAL',
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
     });
   });
 
@@ -55,6 +56,7 @@ describe('conditional write requests', () => {
       ExpressionAttributeNames: { '#k': 'id', '#v': 'v', '#0': 'n' },
       ExpressionAttributeValues: { ':v': { S: '2026' }, ':0': { N: '2' } },
       ReturnConsumedCapacity: 'TOTAL',
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
     });
     // A row of the key alone creates the item if it is absent, and changes nothing else.
     const bare = createItemRequests({ table: 'T', writeMode: 'update', versionColumn: undefined, keys })(entry({ id: { S: 'a' }, at: { N: '1' } }));
