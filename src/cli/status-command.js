@@ -138,21 +138,21 @@ export function formatJobStatus(status, locate) {
   const source = of?.file ?? (name === undefined ? undefined : `s3://${of?.bucket}/${name}`);
   const objects = plan?.objects === undefined ? '' : `  ${plan.objects} object${plan.objects === 1 ? '' : 's'}`;
   const head = `job ${status.jobId}  ${source === undefined ? '' : `${source}  `}${status.total.state}${objects}  ${status.shards.length} shard${status.shards.length === 1 ? '' : 's'}${plan?.note ? `  (${plan.note})` : ''}`;
-  // A delete job's rows are deleted, not written: its table says so.
-  const deletes = (status.total.deleted ?? 0) > 0;
-  const done = deletes ? 'deleted' : 'written';
-  // A conditional write mode's skipped rows get a column once any shard has one.
-  const skips = status.shards.some((shard) => (shard.skipped ?? 0) > 0);
-  const skipped = (/** @type {{ skipped?: number }} */ counts) => (skips ? [n(counts.skipped ?? 0)] : []);
-  const rows = [['shard', 'state', 'rows read', done, 'rejected', ...(skips ? ['skipped'] : []), 'rows/s', 'runner', 'rejects files / error']];
+  // Rows written, deleted (a delete job's, an incremental export's) and skipped (a conditional write
+  // mode's): a column for each that any shard has; a delete job's table shows no empty written column.
+  const has = (/** @type {'written' | 'deleted' | 'skipped'} */ name) => status.shards.some((shard) => (shard[name] ?? 0) > 0) || (status.total[name] ?? 0) > 0;
+  const counted = /** @type {Array<'written' | 'deleted' | 'skipped'>} */ ([...(has('written') || !has('deleted') ? ['written'] : []), ...(has('deleted') ? ['deleted'] : []), ...(has('skipped') ? ['skipped'] : [])]);
+  const counts = (/** @type {{ written?: number, deleted?: number, skipped?: number, rejected?: number }} */ of) => [...counted.filter((name) => name !== 'skipped').map((name) => n(of[name])), n(of.rejected), ...(counted.includes('skipped') ? [n(of.skipped)] : [])];
+  const rows = [['shard', 'state', 'rows read', ...counted.filter((name) => name !== 'skipped'), 'rejected', ...(counted.includes('skipped') ? ['skipped'] : []), 'rows/s', 'runner', 'rejects files / error']];
   for (const shard of status.shards) {
     const runner = shard.runner === undefined ? '' : 'pid' in shard.runner ? `pid ${shard.runner.pid}` : shard.runner.logStream;
     // In a job over many objects, each shard's line names its object.
     const object = plan?.shards[shard.shard]?.key;
     const detail = shard.error ?? [...(object === undefined ? [] : [object]), ...(shard.rejectsObjects ?? []).map(locate)].join(' ');
-    rows.push([String(shard.shard + 1), shard.state, n(shard.rowsRead), n(deletes ? shard.deleted : shard.written), n(shard.rejected), ...skipped(shard), n(shard.rowsPerSecond), runner, detail]);
+    rows.push([String(shard.shard + 1), shard.state, n(shard.rowsRead), ...counts(shard), n(shard.rowsPerSecond), runner, detail]);
   }
   const t = status.total;
-  rows.push(['total', t.state, n(t.rowsRead), n(deletes ? t.deleted : t.written), n(t.rejected), ...skipped(t), n(t.rowsPerSecond), '', `${t.seconds} s, books ${t.balanced ? 'balanced' : 'open'}`]);
-  return [head, ...textTable(rows, (c) => c >= 2 && c <= (skips ? 6 : 5))].join('\n');
+  rows.push(['total', t.state, n(t.rowsRead), ...counts(t), n(t.rowsPerSecond), '', `${t.seconds} s, books ${t.balanced ? 'balanced' : 'open'}`]);
+  const lastCount = 2 + counted.length + 1;
+  return [head, ...textTable(rows, (c) => c >= 2 && c <= lastCount + 1)].join('\n');
 }

@@ -17,6 +17,12 @@ describe('formatJobStatus', () => {
     expect(removed).toMatch(/total +done +5 +4 +1/);
   });
 
+  it('shows rows written beside rows deleted when a job does both (an incremental export, issue 46, 6)', () => {
+    const both = formatJobStatus(statusOf({ written: 3, deleted: 1 }), (key) => key);
+    expect(both).toMatch(/rows read +written +deleted +rejected +rows\/s/);
+    expect(both).toMatch(/total +done +5 +3 +1 +1 +5/);
+  });
+
   it('adds a skipped column once a shard skipped a row (a conditional write mode)', () => {
     const conditional = formatJobStatus(statusOf({ written: 1, deleted: 0, skipped: 3 }), (key) => key);
     expect(conditional).toMatch(/rows read +written +rejected +skipped +rows\/s/);
