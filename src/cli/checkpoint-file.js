@@ -94,9 +94,27 @@ export function checkResumable(saved, file, config, endpoint = undefined) {
     const earlier = name === 'outputBucket' ? (saved.source.startsWith('s3://') ? saved.source.slice(5).split('/')[0] : null) : LATER_DEFAULTS[name];
     const was = savedForm(name, name in savedOptions ? savedOptions[name] : earlier);
     if (JSON.stringify(was) !== JSON.stringify(nowOptions[name])) {
-      throw new ConfigError('--resume', file, `the import was stopped with ${flagOf(name)} ${JSON.stringify(was)}, and the rows it wrote were read so; resume with the same ${flagOf(name)} (now ${JSON.stringify(nowOptions[name])})`);
+      throw new ConfigError('--resume', file, `the import was stopped ${asTyped(flagOf(name), was)}, and the rows it wrote were read so; resume ${asTyped(flagOf(name), was)} (this run is ${asTyped(flagOf(name), nowOptions[name])})`);
     }
   }
+}
+
+/**
+ * An option's value as a person types it: "with --delimiter ;", "with --ttl expires:+86400s", "with
+ * --nest", "without --ttl" (a value not given: the file's null, a run's undefined or false).
+ * @param {string} flag @param {unknown} value
+ */
+function asTyped(flag, value) {
+  if (value === undefined || value === null || value === false || (Array.isArray(value) && value.length === 0)) return `without ${flag}`;
+  if (value === true) return `with ${flag}`;
+  if (Array.isArray(value)) return `with ${flag} ${value.join(',')}`;
+  if (typeof value === 'object') {
+    const ttl = /** @type {{ column?: unknown, after?: unknown }} */ (value);
+    if (typeof ttl.column === 'string') return `with ${flag} ${ttl.column}${typeof ttl.after === 'number' ? `:+${ttl.after}s` : ''}`;
+    const pairs = Object.entries(value);
+    return pairs.length === 0 ? `without ${flag}` : `with ${flag} ${pairs.map(([name, to]) => `${name}:${to}`).join(',')}`;
+  }
+  return `with ${flag} ${String(value)}`;
 }
 
 /** A resumed import finished: its checkpoint is of no more use. @param {string} file */

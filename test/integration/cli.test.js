@@ -229,10 +229,10 @@ describe('the ddbload command', () => {
     writeFileSync(edited, text.replace(/"byte": (\d+)/, (_, byte) => `"byte": ${Number(byte) + 1}`));
     const refusals = [
       [['import', 'people.csv', '--table', 'another-table', '--resume', stopped.checkpointFile], process.env, `it is the checkpoint of ${path.join(dir, 'people.csv')} into ${table}`],
-      [[...args, '--delimiter', ';', '--resume', stopped.checkpointFile], process.env, 'the import was stopped with --delimiter ","'],
-      [[...args.filter((arg) => arg !== '--types' && arg !== 'n:N'), '--types', 'n:S', '--resume', stopped.checkpointFile], process.env, 'the import was stopped with --types {"n":"N"}'],
-      [[...args, '--mode', 'delete', '--resume', stopped.checkpointFile], process.env, 'the import was stopped with --mode "put"'],
-      [[...args, '--empty-cell', 'null', '--resume', stopped.checkpointFile], process.env, 'the import was stopped with --empty-cell "omit"'],
+      [[...args, '--delimiter', ';', '--resume', stopped.checkpointFile], process.env, 'the import was stopped with --delimiter ,, and the rows it wrote were read so; resume with --delimiter , (this run is with --delimiter ;)'],
+      [[...args.filter((arg) => arg !== '--types' && arg !== 'n:N'), '--types', 'n:S', '--resume', stopped.checkpointFile], process.env, 'the import was stopped with --types n:N, and'],
+      [[...args, '--mode', 'delete', '--resume', stopped.checkpointFile], process.env, 'the import was stopped with --mode put, and'],
+      [[...args, '--empty-cell', 'null', '--resume', stopped.checkpointFile], process.env, 'the import was stopped with --empty-cell omit, and'],
       [[...args, '--resume', stopped.checkpointFile], { ...process.env, DYNAMODB_ENDPOINT: proxy.endpoint }, `not on ${proxy.endpoint} in`],
       [[...args, '--resume', edited], process.env, 'the file was changed since the stopped import wrote it'],
       [[...args, '--local', '--resume', stopped.checkpointFile], process.env, "--local's table is discarded"],

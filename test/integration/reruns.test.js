@@ -80,8 +80,11 @@ describe('a resume', () => {
     const checkpoint = /** @type {import('../../src/state/checkpoint.js').Checkpoint} */ ({ jobId: 'j', etag: 'e', byte: 10, line: 1, header: ['id', 'name'], segments: 1, seconds: 1, reopens: 0, totals: /** @type {any} */ ({}), rejectsObjects: [], rejectSample: [] });
     const saved = writeCheckpointFile(checkpoint, stopped, { directory: dir });
     const now = resolveConfig({ file, table: 'people' }, {});
-    expect(() => checkResumable(readCheckpointFile(saved), saved, now)).toThrow(/the import was stopped with --from-rejects true/);
+    expect(() => checkResumable(readCheckpointFile(saved), saved, now)).toThrow(/the import was stopped with --from-rejects, and the rows it wrote were read so; resume with --from-rejects \(this run is without --from-rejects\)/);
     expect(() => checkResumable(readCheckpointFile(saved), saved, stopped)).not.toThrow();
+    // Values as typed, never the internal forms ("now undefined", {"column":"e","after":86400}).
+    const withTtl = writeCheckpointFile(checkpoint, resolveConfig({ file, table: 'people', fromRejects: true, ttl: 'e:+1d' }, {}), { directory: dir });
+    expect(() => checkResumable(readCheckpointFile(withTtl), withTtl, stopped)).toThrow(/stopped with --ttl e:\+86400s, and the rows it wrote were read so; resume with --ttl e:\+86400s \(this run is without --ttl\)$/);
 
     // Column types in another order are the same job; --local-dir's table is its directory, whatever port it listens on.
     const typed = (/** @type {unknown} */ columnTypes, /** @type {string} */ endpoint) => resolveConfig({ file, table: 'people', fromRejects: true, columnTypes }, { DYNAMODB_ENDPOINT: endpoint });
