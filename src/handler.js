@@ -97,7 +97,7 @@ export async function runJob(payload, config, context, { log = logger, stop, aba
   if (wantsShards(config)) {
     // Worker processes in a Lambda would outlive no deadline: its shards are the state machine's.
     if (context !== undefined && runningInLambda()) throw new ConfigError('shards', config.shards, 'a sharded job on AWS runs as an execution of the stack\'s state machine (STATE_MACHINE_NAME, which `sls deploy` sets): deploy the stack, or run the job with ddbload');
-    const job = await runLocalJob(payload, config, { clients, logger: log, env: process.env });
+    const job = await runLocalJob(payload, config, { clients, logger: log, env: process.env, stop });
     if (job !== undefined) return job;
   }
   let current = config;

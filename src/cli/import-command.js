@@ -130,7 +130,8 @@ async function runWithView(payload, config, flags, how) {
   const abandon = new AbortController();
   const onSignal = () => {
     if (sharded) {
-      // The workers are in this terminal's process group: the same Ctrl-C stops them where they are.
+      // The job stops its workers (a Ctrl-C on a terminal has reached them too, as this process's group).
+      if (stop.signal.aborted) return;
       stop.abort();
       say('The shards\' workers stop now. Run the same command again: shards that finished are skipped, the others run again from their start (rows written are written again, which changes nothing).');
       return;
@@ -176,7 +177,7 @@ async function runWithView(payload, config, flags, how) {
     const file = writeCheckpointFile(checkpoint, config, { endpoint: localIdentity(flags), command: how.command });
     const replay = checkpoint.replay;
     const lines = [
-      `Stopped at line ${checkpoint.line.toLocaleString('en-US')} (byte ${checkpoint.byte.toLocaleString('en-US')}): ${checkpoint.totals.rowsRead.toLocaleString('en-US')} rows read, ${checkpoint.totals.written.toLocaleString('en-US')} written, ${checkpoint.totals.rejected.toLocaleString('en-US')} rejected.`,
+      `Stopped at line ${checkpoint.line.toLocaleString('en-US')} (byte ${checkpoint.byte.toLocaleString('en-US')}): ${stoppedBooks(checkpoint.totals)}.`,
       ...(replay === undefined
         ? []
         : [`${replay.rows.toLocaleString('en-US')} rows whose writes were given up are saved in ${store.where(replay.key)}; the resume writes them first (some may be in the table already: writing them again changes nothing).`]),
@@ -200,6 +201,17 @@ async function runWithView(payload, config, flags, how) {
   else if (!flags.quiet) process.stdout.write(`${JSON.stringify({ ...result, output: store.where('') })}\n`);
   if (summary.balanced === false) return EXIT.FAILED;
   return summary.rejected > 0 ? EXIT.FINISHED_WITH_REJECTS : EXIT.OK;
+}
+
+/**
+ * A stopped import's books so far, every count that has rows: read, written, deleted, rejected, collapsed,
+ * skipped (the rows on their way when the writes were given up are in none: the checkpoint carries them).
+ * @param {{ rowsRead: number, written: number, rejected: number, deleted?: number, duplicatesCollapsed?: number, skipped?: number }} totals
+ */
+export function stoppedBooks(totals) {
+  const n = (/** @type {number} */ value) => value.toLocaleString('en-US');
+  const more = /** @type {Array<[number | undefined, string]>} */ ([[totals.deleted, 'deleted'], [totals.duplicatesCollapsed, 'collapsed into a later row of their key'], [totals.skipped, 'skipped by the write mode']]);
+  return [`${n(totals.rowsRead)} rows read`, `${n(totals.written)} written`, ...more.slice(0, 1).flatMap(([count, what]) => (count ? [`${n(count)} ${what}`] : [])), `${n(totals.rejected)} rejected`, ...more.slice(1).flatMap(([count, what]) => (count ? [`${n(count)} ${what}`] : []))].join(', ');
 }
 
 /**

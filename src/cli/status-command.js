@@ -48,8 +48,10 @@ export async function statusCommand(job, flags) {
     }
     if (flags.json) process.stdout.write(`${JSON.stringify(status)}\n`);
     else redraw(formatJobStatus(status, target.store.where));
-    const ended = status.total.state === 'done' || status.total.state === 'failed' || status.total.state === 'lost';
-    if (!flags.watch || ended) return status.total.state === 'failed' || status.total.state === 'lost' ? 2 : 0;
+    const { state } = status.total;
+    const ended = state === 'done' || state === 'failed' || state === 'lost' || state === 'stopped';
+    // A stopped job (Ctrl-C) is not a failed one: 130, as the import that was stopped exits.
+    if (!flags.watch || ended) return state === 'failed' || state === 'lost' ? 2 : state === 'stopped' ? 130 : 0;
     await new Promise((resolve) => setTimeout(resolve, 1000));
   }
 }

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import pLimit from 'p-limit';
 import { JobError } from '../errors.js';
 import { writeOptionsOf } from '../state/write-options.js';
-import { markShardFailed, readJobStatus, recordLatestJob } from '../state/job-status.js';
+import { markShardFailed, markShardStopped, readJobStatus, recordLatestJob } from '../state/job-status.js';
 import { outputStoreFor } from '../state/output-store.js';
 import { newRunName, planKey } from '../state/object-keys.js';
 import { sourceFields, sourceId } from '../source/source-name.js';
@@ -43,9 +43,10 @@ const LOCAL_WORKERS_AT_ONCE = 4;
  * then runs in this process, as before).
  * @param {Record<string, unknown>} payload
  * @param {Readonly<ImportConfig>} config
- * @param {{ clients: import('../clients.js').Clients, logger: import('../types.js').Logger, env: Record<string, string | undefined> }} deps
+ * @param {{ clients: import('../clients.js').Clients, logger: import('../types.js').Logger, env: Record<string, string | undefined>, stop?: AbortSignal }} deps
+ *   stop: a person stopped the job (Ctrl-C, SIGINT to the command): the workers are stopped, no other starts, and their shards are stopped, not failed
  */
-export async function runLocalJob(payload, config, { clients, logger, env }) {
+export async function runLocalJob(payload, config, { clients, logger, env, stop }) {
   const store = outputStoreFor(config, clients.s3);
   const planned = await planStep(payload, { env, objectsAtOnce: LOCAL_WORKERS_AT_ONCE });
   const items = await readShardList(store, planned.shardList.key);
@@ -65,7 +66,11 @@ export async function runLocalJob(payload, config, { clients, logger, env }) {
   /** @type {Array<ChildResult | undefined>} */
   const results = items.map((item, index) => (stateOf(index) === 'done' ? childResult(item, index, { output: status?.shards[index] }) : undefined));
   const limit = pLimit(planned.maxConcurrency);
-  await Promise.all(todo.map((index) => limit(async () => (results[index] = await runChild(store, config, planned.jobId, items[index], index)))));
+  await Promise.all(todo.map((index) => limit(async () => (results[index] = await runChild(store, config, planned.jobId, items[index], index, stop)))));
+  if (stop?.aborted) {
+    const stopped = todo.filter((index) => results[index]?.Status !== 'SUCCEEDED').length;
+    throw new JobError(`job ${planned.jobId}: stopped (Ctrl-C) with ${stopped} of ${items.length} shards not done; run the same command again: shards that finished are skipped, the others run again from their start (rows written are written again, which changes nothing)`);
+  }
   // A shard another run took meanwhile has no result here: the job is that run's to finish and add up.
   const refused = todo.filter((index) => results[index] === undefined);
   if (running.length + refused.length > 0) {
@@ -105,15 +110,29 @@ async function readShardList(store, key) {
 /**
  * A child execution: a worker process that loops ImportSegment over its shard until it is done.
  * @param {import('../state/output-store.js').OutputStore} store @param {Readonly<ImportConfig>} config
- * @param {string} jobId @param {Record<string, unknown>} item @param {number} index
+ * @param {string} jobId @param {Record<string, unknown>} item @param {number} index @param {AbortSignal | undefined} stop
  * @returns {Promise<ChildResult | undefined>}  undefined: another run, alive, holds the shard
  */
-async function runChild(store, config, jobId, item, index) {
+async function runChild(store, config, jobId, item, index, stop) {
+  const stoppedNote = 'stopped (Ctrl-C) before it was done; run the job again to run it';
+  // A shard not yet started when the job was stopped is left pending.
+  if (stop?.aborted) return childResult(item, index, { error: { name: 'Stopped', message: stoppedNote } });
   const worker = startLocalWorkers([item]);
   /** @type {WorkerAnswer | undefined} */
   let answer;
   worker.children[0]?.on('message', (message) => (answer = /** @type {WorkerAnswer} */ (message)));
+  // A SIGINT to this process alone (kill -INT) reaches no worker: each is told here. A Ctrl-C on a
+  // terminal reached them already, as this process's group; a second SIGINT changes nothing.
+  const tell = () => worker.children[0]?.kill('SIGINT');
+  stop?.addEventListener('abort', tell, { once: true });
   const [exit] = await worker.done;
+  stop?.removeEventListener('abort', tell);
+  if ((stop?.aborted || exit?.signal === 'SIGINT') && exit?.code !== 0 && exit?.code !== WORKER_REFUSED) {
+    const status = (await readJobStatus(store, config.statusPrefix, jobId))?.shards[index];
+    if (status?.state === 'done') return childResult(item, index, { output: status });
+    await markShardStopped(store, config.statusPrefix, jobId, index, stoppedNote);
+    return childResult(item, index, { error: { name: 'Stopped', message: stoppedNote } });
+  }
   if (exit?.code === WORKER_REFUSED) return undefined;
   if (answer !== undefined && (exit?.code === 0 || 'error' in answer)) return childResult(item, index, answer);
   // Killed after its shard was done, before it said so: the shard's status is its result.

@@ -18,7 +18,7 @@ import { JobRunningError } from '../errors.js';
  * A shard's state. `lost` is never written: it is how a reader sees a `running` shard whose status has not
  * been updated for longer than its heartbeat allows (a killed worker, a Lambda timed out or out of
  * memory); a re-run starts it again, and leaves alone a running shard that is alive.
- * @typedef {'pending' | 'running' | 'done' | 'failed' | 'lost'} ShardState
+ * @typedef {'pending' | 'running' | 'done' | 'failed' | 'lost' | 'stopped'} ShardState
  */
 
 /**
@@ -118,10 +118,27 @@ export async function jobIdOfObject(s3, config) {
  * @param {string} jobId @param {number} index @param {string} error
  */
 export async function markShardFailed(store, statusPrefix, jobId, index, error) {
+  await markShardEnded(store, statusPrefix, jobId, index, 'failed', error);
+}
+
+/**
+ * A shard a person stopped (Ctrl-C, or SIGINT to the command) before it was done: stopped, not failed; a
+ * run of the job again runs it.
+ * @param {import('./output-store.js').OutputStore} store @param {string} statusPrefix @param {string} jobId @param {number} index @param {string} note
+ */
+export async function markShardStopped(store, statusPrefix, jobId, index, note) {
+  await markShardEnded(store, statusPrefix, jobId, index, 'stopped', note);
+}
+
+/**
+ * @param {import('./output-store.js').OutputStore} store @param {string} statusPrefix @param {string} jobId @param {number} index
+ * @param {'failed' | 'stopped'} state @param {string} error
+ */
+async function markShardEnded(store, statusPrefix, jobId, index, state, error) {
   const key = shardStatusKey(statusPrefix, jobId, index);
   const current = await store.getJson(key);
   if (current?.state === 'done' || current?.state === 'failed') return;
-  await store.putJson(key, { ...(current ?? { jobId, shard: index, rowsRead: 0, written: 0, rejected: 0 }), state: 'failed', error, updatedAt: new Date().toISOString() });
+  await store.putJson(key, { ...(current ?? { jobId, shard: index, rowsRead: 0, written: 0, rejected: 0 }), state, error, updatedAt: new Date().toISOString() });
 }
 
 /**
@@ -255,6 +272,8 @@ export function totalOf(shards, plan) {
     ? 'failed'
     : shards.some((s) => s.state === 'lost')
       ? 'lost'
+    : shards.some((s) => s.state === 'stopped') && !shards.some((s) => s.state === 'running')
+      ? 'stopped'
     : shards.every((s) => s.state === 'done')
       ? 'done'
       : shards.every((s) => s.state === 'pending')

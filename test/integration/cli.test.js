@@ -56,6 +56,29 @@ function stoppedOnceWriting(args, dir) {
   });
 }
 
+/** The pids of a local sharded import's shards that are running and have written. @param {string} dir */
+function shardRunners(dir) {
+  const statusDir = path.join(dir, '_imports');
+  if (!existsSync(statusDir)) return [];
+  const [job] = readdirSync(statusDir).filter((name) => name !== 'latest');
+  if (job === undefined) return [];
+  return readdirSync(path.join(statusDir, job))
+    .filter((name) => name.startsWith('shard-') && name.endsWith('.json'))
+    .map((name) => JSON.parse(readFileSync(path.join(statusDir, job, name), 'utf8')))
+    .filter((status) => status.state === 'running' && status.written > 0)
+    .map((status) => /** @type {number} */ (status.runner.pid));
+}
+
+/** @param {number} pid */
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 describe('the ddbload command', () => {
   const local = useLocalServers();
   const cleanup = useCleanups(local.env);
@@ -526,44 +549,50 @@ describe('the ddbload command', () => {
     expect(await scanAll(local.dynamodb, table)).toEqual([]);
   });
 
-  it('stops its shards\' workers when it is killed, and status shows their shards lost at once (issue 35, defect 9)', async () => {
+  /**
+   * A sharded import of 3,000 rows at 100 WCU/s a shard (about 15 s), until both shards' workers write.
+   * @returns {Promise<{ dir: string, table: string, child: import('node:child_process').ChildProcess, pids: number[] }>}
+   */
+  async function shardsWriting() {
     const dir = workDir();
     writeFileSync(path.join(dir, 'slow.csv'), generatedCsv(3_000, 11));
     const table = await createTable(local.dynamodb);
-    // 100 WCU/s for each of two shards: about 15 s of writing, long enough to kill the command mid-way.
     const child = spawn(process.execPath, [MAIN, 'import', 'slow.csv', '--table', table, '--shards', '2', '--max-wcu', '200', '--json'], { cwd: dir, env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' }, stdio: 'ignore' });
-    const statusDir = path.join(dir, '_imports');
-    /** @returns {number[]} the pids of the shards running */
-    const runners = () => {
-      if (!existsSync(statusDir)) return [];
-      const [job] = readdirSync(statusDir).filter((name) => name !== 'latest');
-      if (job === undefined) return [];
-      return readdirSync(path.join(statusDir, job))
-        .filter((name) => name.startsWith('shard-') && name.endsWith('.json'))
-        .map((name) => JSON.parse(readFileSync(path.join(statusDir, job, name), 'utf8')))
-        .filter((status) => status.state === 'running' && status.written > 0)
-        .map((status) => status.runner.pid);
-    };
-    const alive = (/** @type {number} */ pid) => {
-      try {
-        process.kill(pid, 0);
-        return true;
-      } catch {
-        return false;
-      }
-    };
     const deadline = Date.now() + 30_000;
-    while (runners().length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
-    const pids = runners();
+    while (shardRunners(dir).length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    const pids = shardRunners(dir);
     expect(pids).toHaveLength(2);
-    child.kill('SIGKILL');
+    return { dir, table, child, pids };
+  }
+
+  /** Waits up to 5 s for these processes to end; returns those still alive. @param {number[]} pids */
+  async function aliveAfterAWhile(pids) {
     const stopBy = Date.now() + 5_000;
     while (pids.some(alive) && Date.now() < stopBy) await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(pids.filter(alive)).toEqual([]);
+    return pids.filter(alive);
+  }
 
+  it('stops its shards\' workers when it is killed, and status shows their shards lost at once (issue 35, defect 9)', async () => {
+    const { dir, table, child, pids } = await shardsWriting();
+    child.kill('SIGKILL');
+    expect(await aliveAfterAWhile(pids)).toEqual([]);
     const status = await runCli(['status', 'slow.csv', '--table', table], { cwd: dir, env: process.env });
     expect(status.code).toBe(2);
     expect(status.stdout).toMatch(/lost/);
     expect(status.stdout).toContain('ended without finishing it (killed)');
+  });
+
+  it('stops its shards\' workers on a SIGINT to it alone: the shards show stopped, not failed, and a re-run finishes (issue 46)', async () => {
+    const { dir, table, child, pids } = await shardsWriting();
+    const exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+    child.kill('SIGINT'); // kill -INT of the command's process, not its group: the workers get no signal of their own
+    expect(await aliveAfterAWhile(pids)).toEqual([]);
+    expect(await exited).toBe(130);
+    const status = await runCli(['status', 'slow.csv', '--table', table], { cwd: dir, env: process.env });
+    expect({ code: status.code, stdout: status.stdout }).toMatchObject({ code: 130, stdout: expect.stringMatching(/stopped \(Ctrl-C\) before it was done/) });
+    expect(status.stdout).not.toMatch(/failed|SIGINT/);
+    const again = await runCli(['import', 'slow.csv', '--table', table, '--shards', '2', '--json'], { cwd: dir, env: process.env });
+    expect(again.code).toBe(0);
+    expect(JSON.parse(again.stdout.trim().split('\n').at(-1) ?? '{}')).toMatchObject({ state: 'done', rowsRead: 3_000, balanced: true });
   });
 });
