@@ -139,15 +139,26 @@ export function sumSummaries(parts, seconds) {
     const field = /** @type {keyof Summary} */ (SUMMARY_NAMES[name] ?? name);
     totals[name] = parts.reduce((sum, part) => sum + (/** @type {number | undefined} */ (part[field]) ?? 0), 0);
   }
+  /** Each object's skipped lines, in a job over many: line numbers are an object's own. @type {Map<string, number[]>} */
+  const linesOf = new Map();
   for (const part of parts) {
     for (const [reason, n] of Object.entries(part.rejectedByReason ?? {})) totals.rejectedByReason[reason] = (totals.rejectedByReason[reason] ?? 0) + n;
     for (const [reason, n] of Object.entries(part.throttledCallsByReason ?? {})) totals.throttledCallsByReason[reason] = (totals.throttledCallsByReason[reason] ?? 0) + n;
     for (const [reason, n] of Object.entries(part.skippedByReason ?? {})) (totals.skippedByReason ??= {})[reason] = (totals.skippedByReason[reason] ?? 0) + n;
     // A shard's lines are its file's: the job's first ones are the first of all its shards'.
-    if (part.skippedLines !== undefined) totals.skippedLines = [...(totals.skippedLines ?? []), ...part.skippedLines];
+    if (part.skippedLines !== undefined) {
+      totals.skippedLines = [...(totals.skippedLines ?? []), ...part.skippedLines];
+      const source = /** @type {{ key?: string, file?: string }} */ (part).key ?? /** @type {{ file?: string }} */ (part).file ?? '';
+      linesOf.set(source, [...(linesOf.get(source) ?? []), ...part.skippedLines]);
+    }
   }
-  if (totals.skippedLines !== undefined) totals.skippedLines = totals.skippedLines.sort((a, b) => a - b).slice(0, SKIPPED_LINES_KEPT);
-  return summarize(totals, seconds);
+  const firstLines = (/** @type {number[]} */ lines) => lines.sort((a, b) => a - b).slice(0, SKIPPED_LINES_KEPT);
+  if (totals.skippedLines !== undefined) totals.skippedLines = firstLines(totals.skippedLines);
+  const summary = summarize(totals, seconds);
+  if (linesOf.size <= 1) return summary;
+  // Lines of several objects mixed would name no row: each object's first ones, under its key.
+  const { skippedLines: _mixed, ...rest } = summary;
+  return /** @type {Summary} */ ({ ...rest, skippedLinesByObject: Object.fromEntries([...linesOf].map(([source, lines]) => [source, firstLines(lines)])) });
 }
 
 /** @param {number} value @param {number} digits */
