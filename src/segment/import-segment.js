@@ -103,7 +103,7 @@ async function importSegment(config, { clients, logger, stopBy = Infinity, deadl
   // A spread opens a reader per range: the segment's own is not read.
   if (spread !== undefined) input.close();
   const report = await startSegmentReport({ config, store, logger, start, jobId, source, totalBytes: input.gzip ? undefined : source.contentLength, header: () => (format === 'csv' ? rows.header : ['record']), publishMetrics });
-  const { writer, shuffle, tooLong } = startWriting({ config, clients, start, facts, keys, spread, report, deadline, abandon, cleanup });
+  const { writer, shuffle, tooLong } = startWriting({ config, clients, start, facts, keys, spread, report, deadline, abandon, cleanup, warn: shaping.warn });
   const stopNow = () => stop?.aborted === true || tooLong();
   try {
     // Rows the previous segment left to write go first: they are older than any row this segment reads.
@@ -195,9 +195,10 @@ async function spreadRangesOf(config, start, input, body, format, rows, onHeader
  * The writer, the shuffle window in front of it, and what gives the writes up before Lambda ends the
  * invocation: each released by the segment's cleanup.
  * @param {{ config: Config, clients: import('../clients.js').Clients, start: Start, facts: ReturnType<typeof tableFacts>, keys: import('../write/table-check.js').TableKeys,
- *   spread: SpreadRanges | undefined, report: Report, deadline: number, abandon: AbortSignal | undefined, cleanup: ReturnType<typeof createCleanup> }} options
+ *   spread: SpreadRanges | undefined, report: Report, deadline: number, abandon: AbortSignal | undefined, cleanup: ReturnType<typeof createCleanup>,
+ *   warn: (message: string, fields: Record<string, unknown>) => void }} options
  */
-function startWriting({ config, clients, start, facts, keys, spread, report, deadline, abandon, cleanup }) {
+function startWriting({ config, clients, start, facts, keys, spread, report, deadline, abandon, cleanup, warn }) {
   // The pace starts at the table's known ceiling, or at an on-demand table's warm throughput, which it takes
   // at once (this shard's share), not where throttling would find it; an on-demand table without a maximum
   // grows past its warm throughput when pushed, and the pace probes for that.
@@ -209,7 +210,7 @@ function startWriting({ config, clients, start, facts, keys, spread, report, dea
   const unevenKeys = spread !== undefined && spread.ranges.length > 1;
   const policy = writePolicyFor({ adaptive: config.adaptiveConcurrency, startRate, tableGrows, unevenKeys });
   const { writeMode, versionColumn } = config;
-  const writer = createBatchWriter({ ...optionsOf(config, ['write']), writeMode, versionColumn, keys, table: config.table, policy, client: clients.batchWrite, keyIdOf: keyIdReader(config), stats: report.stats, onReject: report.recordRejection });
+  const writer = createBatchWriter({ ...optionsOf(config, ['write']), writeMode, versionColumn, keys, table: config.table, policy, client: clients.batchWrite, keyIdOf: keyIdReader(config), stats: report.stats, onReject: report.recordRejection, warn });
   /** @type {ReturnType<typeof createShuffleWindow<import('../types.js').Entry>>} */
   const shuffle = createShuffleWindow(config.shuffleWindow, (entry) => writer.add(entry), {
     keyOf: (entry) => entry.keyId,

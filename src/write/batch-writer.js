@@ -64,6 +64,7 @@ export const rowsPerCall = (writeMode) => (writeMode === undefined || writeMode 
  * @property {(rejection: Rejection) => void} onReject
  * @property {(ms: number) => Promise<unknown>} [wait]  for tests
  * @property {import('./write-policy.js').WritePolicy} [policy]  how this kind of import paces and backs off (write-policy.js)
+ * @property {(message: string, fields: Record<string, unknown>) => void} [warn]  a warning about the rows (a version read as text that holds numbers)
  */
 
 /** @param {BatchWriterOptions} options */

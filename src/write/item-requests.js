@@ -28,9 +28,10 @@ export const MAX_EXPRESSION_BYTES = 4096;
  * @param {ConditionalMode} options.writeMode
  * @param {string | undefined} options.versionColumn
  * @param {import('./table-check.js').TableKeys} options.keys
+ * @param {(message: string, fields: Record<string, unknown>) => void} [options.warn]
  * @returns {(entry: Entry) => ItemRequest | RequestRefusal}
  */
-export function createItemRequests({ table, writeMode, versionColumn, keys }) {
+export function createItemRequests({ table, writeMode, versionColumn, keys, warn = () => {} }) {
   const tableName = `{"TableName":${JSON.stringify(table)},`;
   const tail = ',"ReturnConsumedCapacity":"TOTAL"}';
   // A failed condition is billed by the size of the item the table holds: its answer carries that item, so
@@ -42,6 +43,7 @@ export function createItemRequests({ table, writeMode, versionColumn, keys }) {
   // Its names map is left open: a request adds the names of its own (an update's attributes) and closes it.
   const notNewer = versionColumn === undefined ? '' : `"ConditionExpression":"attribute_not_exists(#k) OR #v < :v","ExpressionAttributeNames":{"#k":${keyName},"#v":${JSON.stringify(versionColumn)}`;
   const refusal = versionColumn === undefined ? undefined : versionRefusal(versionColumn);
+  const textVersion = versionColumn === undefined ? () => {} : warnNumbersAsText(versionColumn, warn);
 
   /** @param {Entry} entry @returns {ItemRequest} */
   const deleteOf = (entry) => ({ operation: 'DeleteItem', body: `${tableName}"Key":${entry.json}${tail}` });
@@ -54,10 +56,31 @@ export function createItemRequests({ table, writeMode, versionColumn, keys }) {
       if (entry.op === 'delete') return deleteOf(entry);
       const version = versionOf(entry.json, /** @type {string} */ (versionColumn));
       if (version === undefined) return /** @type {RequestRefusal} */ (refusal);
+      textVersion(version, entry.line);
       return { operation: 'PutItem', body: `${tableName}"Item":${entry.json},${notNewer}},"ExpressionAttributeValues":{":v":${version}}${conditional}` };
     };
   }
-  return (entry) => (entry.op === 'delete' ? deleteOf(entry) : updateOf(entry, tableName, versionColumn === undefined ? tail : conditional, keyNames, versionColumn, notNewer, refusal));
+  return (entry) => {
+    if (entry.op === 'delete') return deleteOf(entry);
+    const request = updateOf(entry, tableName, versionColumn === undefined ? tail : conditional, keyNames, versionColumn, notNewer, refusal);
+    if (versionColumn !== undefined && 'operation' in request) textVersion(versionOf(entry.json, versionColumn) ?? '', entry.line);
+    return request;
+  };
+}
+
+/**
+ * Versions that are numbers written as text (a CSV column left S) compare as text, where "9" > "10": the
+ * first such row is warned of, once, with the fix.
+ * @param {string} versionColumn @param {(message: string, fields: Record<string, unknown>) => void} warn
+ * @returns {(version: string, line: number) => void}  version: the row's, as JSON
+ */
+function warnNumbersAsText(versionColumn, warn) {
+  let warned = false;
+  return (version, line) => {
+    if (warned || !/^\{"S":"-?\d+(\.\d+)?"\}$/.test(version)) return;
+    warned = true;
+    warn('the version column holds numbers read as text (S), which compare as text: "9" is newer than "10"; type it as a number (--types COLUMN:N, columnTypes) unless every version has as many digits', { versionColumn, line });
+  };
 }
 
 /**

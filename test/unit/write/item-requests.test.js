@@ -105,3 +105,20 @@ describe('conditional write requests', () => {
     expect(request.body.match(/":v":/g)).toHaveLength(1);
   });
 });
+
+describe('versions that are numbers read as text', () => {
+  it('are warned of once, with the line and the fix; N versions and ISO 8601 text are not', () => {
+    for (const writeMode of /** @type {const} */ (['newer', 'update'])) {
+      /** @type {Array<[string, Record<string, unknown>]>} */
+      const warnings = [];
+      const requestOf = createItemRequests({ table: 'T', writeMode, versionColumn: 'v', keys, warn: (message, fields) => warnings.push([message, fields]) });
+      const at = (/** @type {unknown} */ v, /** @type {number} */ line) => ({ ...entry({ id: { S: 'a' }, at: { N: '1' }, v }), line });
+      requestOf(at({ N: '9' }, 2));
+      requestOf(at({ S: '2026-01-02T00:00:00Z' }, 3));
+      expect(warnings).toEqual([]);
+      requestOf(at({ S: '10' }, 4));
+      requestOf(at({ S: '9' }, 5));
+      expect(warnings).toEqual([[expect.stringContaining('compare as text: "9" is newer than "10"'), { versionColumn: 'v', line: 4 }]]);
+    }
+  });
+});
