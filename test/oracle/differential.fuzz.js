@@ -73,18 +73,25 @@ describe('the import against the sequential oracle', () => {
   }));
   it.skipIf(replay !== undefined).each(passes)('lane $lane: leaves what the oracle says on $runs generated files and conditions', async (pass) => {
     const started = performance.now();
-    const { cases } = await checkAgainstOracle(local, {
-      lane: pass.lane,
-      numRuns: pass.runs,
-      seed: pass.seed,
-      path,
-      features: featuresFrom(pass.features),
-      timeLimitMs: timeLimitSeconds * 1000,
-      verbose: numberFromEnv('FUZZ_VERBOSE') ?? 0,
-      maxRows: numberFromEnv('FUZZ_MAX_ROWS'),
-      log: (line) => console.info(line),
-    });
-    console.info(`fuzz lane done: ${pass.lane}, ${cases} of ${pass.runs} cases, seed ${pass.seed}, ${((performance.now() - started) / 1000).toFixed(0)} s`);
+    /** @type {{ cases: number, asked: number } | undefined} */
+    let result;
+    try {
+      result = await checkAgainstOracle(local, {
+        lane: pass.lane,
+        numRuns: pass.runs,
+        seed: pass.seed,
+        path,
+        features: featuresFrom(pass.features),
+        timeLimitMs: timeLimitSeconds * 1000,
+        verbose: numberFromEnv('FUZZ_VERBOSE') ?? 0,
+        maxRows: numberFromEnv('FUZZ_MAX_ROWS'),
+        log: (line) => console.info(line),
+      });
+    } finally {
+      // Per lane: the cases asked, the cases run, the seed and the time, passed or not.
+      console.info(`fuzz lane ${result === undefined ? 'FAILED' : 'done'}: ${pass.lane}, asked ${pass.runs}, ran ${result?.cases ?? 'fewer (see the error)'}, seed ${pass.seed}, ${((performance.now() - started) / 1000).toFixed(0)} s`);
+    }
+    expect(result.cases).toBe(path === undefined ? pass.runs : 1);
   });
 
   it.runIf(replays.length > 0).each(replays.length > 0 ? replays : [''])('replays the case saved in %s', async (file) => {

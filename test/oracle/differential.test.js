@@ -53,11 +53,13 @@ describe('the import against the sequential oracle', () => {
   });
 
   it(`leaves what the oracle says on ${runs} generated files, with faults, jitter and continuations`, async () => {
-    await checkAgainstOracle(local, { numRuns: runs, seed, features: featuresFrom('-shards'), timeLimitMs: 240_000 });
+    const { cases } = await checkAgainstOracle(local, { numRuns: runs, seed, features: featuresFrom('-shards'), timeLimitMs: 240_000 });
+    expect(cases).toBe(runs);
   });
 
   it(`leaves what the oracle says on ${Math.ceil(runs / 2)} generated files cut into shards, every key once`, async () => {
-    await checkAgainstOracle(local, { numRuns: Math.ceil(runs / 2), seed: seed + 1, features: featuresFrom('-repeatedKeys'), timeLimitMs: 240_000 });
+    const { cases } = await checkAgainstOracle(local, { lane: 'csv-shards', numRuns: Math.ceil(runs / 2), seed: seed + 1, features: featuresFrom('-repeatedKeys'), timeLimitMs: 240_000 });
+    expect(cases).toBe(Math.ceil(runs / 2));
   });
 
   // The cases the lanes found (test/oracle/found/README.md), each replayed as it was saved.
@@ -71,6 +73,7 @@ describe('the import against the sequential oracle', () => {
   it.each(NEW_LANES.map((lane) => ({ lane, runs: lane === 'prefix' ? Math.ceil(laneRuns / 4) : laneRuns })))('lane $lane: leaves what the oracle says on $runs generated files', async ({ lane, runs: laneCases }) => {
     const features = featuresFrom(laneFeatures);
     features.delete('shards');
-    await checkAgainstOracle(local, { lane, numRuns: laneCases, seed: seed + 2 + NEW_LANES.indexOf(lane), features, timeLimitMs: 120_000 });
+    const { cases } = await checkAgainstOracle(local, { lane, numRuns: laneCases, seed: seed + 2 + NEW_LANES.indexOf(lane), features, timeLimitMs: 120_000 });
+    expect(cases).toBe(laneCases);
   });
 });
