@@ -125,6 +125,7 @@ export function featuresFrom(text) {
  * @property {import('./lanes.js').JobObject[]} [objects]  a job over a prefix of these objects (bytes unused)
  * @property {{ fixEvery: number }} [roundTrip]  then its rejects file, fixed, imported with fromRejects
  * @property {import('./lanes.js').Stop[]} [stops]  the import is stopped so, and resumed from its checkpoint
+ * @property {number} [shards]  the case's own shard count (its runs of one key are placed across this many cuts), over the conditions'
  */
 
 const LINE_BREAKS = ['\n', '\r\n', '\r'];

@@ -16,10 +16,10 @@ import { handler, runJob } from '../../src/handler.js';
 import { resolveConfig } from '../../src/config/index.js';
 import { startFaultProxy } from '../support/fault-proxy.js';
 import { createTable, listKeys, readRejects, TEST_BUCKET } from '../support/local.js';
-import { conditionsArbitrary, describeCase } from './arbitraries.js';
+import { describeCase } from './arbitraries.js';
 import { startJitterProxy } from './jitter-proxy.js';
 import { expectedJsonImport } from './json-oracle.js';
-import { fixedRejectsFile, laneCaseArbitrary } from './lanes.js';
+import { fixedRejectsFile, laneCaseArbitrary, laneConditionsArbitrary } from './lanes.js';
 import { expectedImport, itemText, keyIdOf, optionsContradiction, REASONS_WITH_FIELDS, sameItem } from './oracle.js';
 
 /** @typedef {import('./arbitraries.js').ImportCase} ImportCase */
@@ -195,7 +195,7 @@ export async function runCase(local, importCase, conditions) {
       statusPrefix: 'oracle-status/',
       ...(conditions.segmentMs === undefined ? {} : { segmentMs: conditions.segmentMs }),
       ...(conditions.handOverEvery64Rows ? { timeMarginMs: 1_000 } : {}),
-      ...(conditions.shards > 1 ? { shards: conditions.shards } : {}),
+      ...((importCase.shards ?? conditions.shards) > 1 ? { shards: importCase.shards ?? conditions.shards } : {}),
     };
     // With as much Lambda time left as the margin, each segment hands over as soon as it may (every 64 rows).
     const context = conditions.handOverEvery64Rows ? { invokedFunctionArn: 'arn:aws:lambda:us-east-1:123456789012:function:oracle', getRemainingTimeInMillis: () => 1_000 } : undefined;
@@ -493,9 +493,9 @@ export function compare(expected, outcome, options) {
 export function saveFailure(importCase, conditions, differences) {
   mkdirSync(FAILURE_DIR, { recursive: true });
   const file = join(FAILURE_DIR, 'last-failure.json');
-  const { tableKeys, initialItems, objectSuffix } = importCase;
+  const { tableKeys, initialItems, objectSuffix, shards } = importCase;
   const objects = importCase.objects?.map((object) => ({ ...object, bytes: object.bytes.toString('base64'), source: object.source.toString('base64') }));
-  writeFileSync(file, `${JSON.stringify({ bytes: importCase.bytes.toString('base64'), options: importCase.options, tableKeys, initialItems, objectSuffix, objects, conditions, description: importCase.description, differences }, null, 2)}\n`);
+  writeFileSync(file, `${JSON.stringify({ bytes: importCase.bytes.toString('base64'), options: importCase.options, tableKeys, initialItems, objectSuffix, objects, shards, conditions, description: importCase.description, differences }, null, 2)}\n`);
   return file;
 }
 
@@ -504,10 +504,10 @@ export function loadFailure(file) {
   const saved = JSON.parse(readFileSync(file, 'utf8'));
   const bytes = Buffer.from(saved.bytes, 'base64');
   // JSON.parse keeps "__proto__" in columnTypes as an own property, as the import's payload would.
-  const { tableKeys, initialItems, objectSuffix } = saved;
+  const { tableKeys, initialItems, objectSuffix, shards } = saved;
   /** @type {import('./lanes.js').JobObject[] | undefined} */
   const objects = saved.objects?.map((/** @type {any} */ object) => ({ ...object, bytes: Buffer.from(object.bytes, 'base64'), source: Buffer.from(object.source, 'base64') }));
-  return { importCase: { bytes, options: saved.options, description: saved.description ?? describeCase(bytes, saved.options), rows: 0, tableKeys, initialItems, objectSuffix, objects }, conditions: saved.conditions };
+  return { importCase: { bytes, options: saved.options, description: saved.description ?? describeCase(bytes, saved.options), rows: 0, tableKeys, initialItems, objectSuffix, objects, ...(shards === undefined ? {} : { shards }) }, conditions: saved.conditions };
 }
 
 /** @param {Conditions} conditions */
@@ -546,7 +546,7 @@ export async function checkAgainstOracle(local, { numRuns, seed, path, features,
   let savedAs = '';
   /** The case under way: one the time limit interrupts runs on, and is awaited before the servers stop. */
   let lastCase = Promise.resolve();
-  const property = fc.asyncProperty(laneCaseArbitrary(lane, features, { maxRows }), conditionsArbitrary(features), (importCase, conditions) => (lastCase = checkCase(importCase, conditions)));
+  const property = fc.asyncProperty(laneCaseArbitrary(lane, features, { maxRows }), laneConditionsArbitrary(lane, features), (importCase, conditions) => (lastCase = checkCase(importCase, conditions)));
   /** @param {import('./arbitraries.js').ImportCase} importCase @param {import('./arbitraries.js').Conditions} conditions */
   async function checkCase(importCase, conditions) {
     run++;
@@ -554,7 +554,9 @@ export async function checkAgainstOracle(local, { numRuns, seed, path, features,
     const { differences, expected, outcome } = await runCase(local, importCase, conditions);
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
     const keys = importCase.tableKeys ?? tableKeysFor(importCase.options);
-    const shape = `${importCase.objects === undefined ? (importCase.options.format ?? 'csv') : `prefix of ${importCase.objects.length} objects`}${importCase.options.mode === 'delete' ? ' delete' : ''} keys ${keys.partition.type}${keys.sort === undefined ? '' : `/${keys.sort.type}`}`;
+    let shape = `${importCase.objects === undefined ? (importCase.options.format ?? 'csv') : `prefix of ${importCase.objects.length} objects`}${importCase.options.mode === 'delete' ? ' delete' : ''} keys ${keys.partition.type}${keys.sort === undefined ? '' : `/${keys.sort.type}`}`;
+    if (importCase.shards !== undefined) shape += `, ${importCase.shards} shards (the case's)`;
+    if (importCase.options.writeMode !== undefined) shape += `, ${importCase.options.writeMode}`;
     log(`${lane} #${run} ${shape}, ${importCase.bytes.length} bytes, ${expected.error?.code ?? `${expected.rowsRead} rows, ${expected.items.size} items, ${expected.rejects.length} rejects`}; ${describeConditions(conditions)}${outcome.roundTrip === undefined ? '' : `; ${outcome.roundTrip}`}: ${differences.length === 0 ? 'same' : `${differences.length} differences`} (${seconds} s)`);
     if (differences.length === 0) return;
     savedAs = saveFailure(importCase, conditions, differences);
