@@ -47,7 +47,7 @@ const timeLimitSeconds = numberFromEnv('FUZZ_TIME_LIMIT_S') ?? 300;
  * objects run in worker processes: about 1.7 s a case, ten times the others').
  * @type {Record<string, number>}
  */
-const SHARES = { csv: 2, 'csv-shards': 0.5, prefix: 0.25 };
+const SHARES = { csv: 2, 'csv-shards': 0.5, prefix: 0.25, 'shard-runs': 0.5 };
 
 /**
  * The features a lane runs with: FUZZ_FEATURES if set, else the lane's own; shards only in csv-shards.

@@ -332,7 +332,9 @@ export function expectedFor(importCase, tableKeys, object, importTime) {
     // Options that contradict each other are refused in every format (a JSON line's names differ from
     // line to line: one the file lacks is not refused).
     const contradiction = optionsContradiction(options);
-    if (contradiction !== undefined) return { error: { code: 'CONFIG_INVALID', message: contradiction }, rowsRead: 0, rejects: [], items: new Map(), itemLines: new Map() };
+    /** @type {import('./oracle.js').Expected} */
+    const refused = { error: { code: 'CONFIG_INVALID', message: contradiction ?? '' }, rowsRead: 0, rejects: [], items: new Map(), itemLines: new Map() };
+    if (contradiction !== undefined) return refused;
     return expectedJsonImport(bytes, { format: options.format, tableKeys, columnTypes: options.columnTypes, setSeparator: options.setSeparator, mode: options.mode, writeMode: options.writeMode, versionColumn: options.versionColumn, drop: options.drop, rename: options.rename, ttl: options.ttl, nest: options.nest, initialItems, importTime });
   }
   return expectedImport(bytes, { ...options, ...object, initialItems, importTime });
@@ -532,6 +534,7 @@ function describeConditions(conditions) {
  * @property {number} [verbose]
  * @property {number} [maxRows]
  * @property {string} [lane]           which lane's cases (lanes.js); default csv
+ * @property {boolean} [shrink]        false: a failure is reported as found, not shrunk (npm test's bounded runs: the fuzz shrinks)
  * @property {(line: string) => void} [log]
  */
 
@@ -541,7 +544,7 @@ function describeConditions(conditions) {
  * @param {Local} local
  * @param {FuzzOptions} options
  */
-export async function checkAgainstOracle(local, { numRuns, seed, path, features, timeLimitMs, verbose = 0, maxRows, lane = 'csv', log = () => {} }) {
+export async function checkAgainstOracle(local, { numRuns, seed, path, features, timeLimitMs, verbose = 0, maxRows, lane = 'csv', shrink = true, log = () => {} }) {
   let run = 0;
   let savedAs = '';
   /** The case under way: one the time limit interrupts runs on, and is awaited before the servers stop. */
@@ -575,6 +578,7 @@ export async function checkAgainstOracle(local, { numRuns, seed, path, features,
     numRuns,
     ...(seed === undefined ? {} : { seed }),
     ...(path === undefined ? {} : { path, endOnFailure: true }),
+    ...(shrink ? {} : { endOnFailure: true }),
     verbose,
     ...(timeLimitMs === undefined ? {} : { interruptAfterTimeLimit: timeLimitMs }),
   });

@@ -138,6 +138,7 @@ function renderShardRuns(spec, maxRows) {
   };
   const before = layout();
   // A run of a key of its own across each planned cut, placed as the spec says.
+  /** @type {number[]} */
   const cuts = [];
   plannedTargets(headerBytes, before.bytes, spec.shards).forEach((target, k) => {
     const at = before.starts.findIndex((start) => start >= target);

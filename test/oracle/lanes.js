@@ -445,7 +445,7 @@ function shapingOf(spec, others, partition) {
  * A JSON Lines case's drops and renames: some of its plain attributes dropped, some renamed (nested onto
  * v, which a line may hold too: two attributes of one name, a rejected line), the partition key read
  * from an attribute of another name.
- * @param {{ drop: number, rename: number, partitionRenamed: boolean } | undefined} spec @param {string} partition
+ * @param {{ drop: number, rename: number, partitionRenamed: boolean, trouble?: string } | undefined} spec @param {string} partition
  */
 function jsonShapingOf(spec, partition) {
   if (spec === undefined) return { partitionInFile: partition, options: {} };
