@@ -28,7 +28,8 @@ const HELP = `npm run fuzz -- [options] [vitest arguments]
   --path P           with --seed: replay only the reported counterexample
   --replay FILE      run one saved failing case again (a failure prints the file)
   --features LIST    "-a,-b" switches kinds of input off, "a,b" keeps only these (test/oracle/arbitraries.js FEATURES)
-  --time-limit S     each lane's limit in seconds, shrinking included (default 300): a lane it stops fails
+  --time-limit S     each lane's limit in seconds, shrinking included (default 300, or 12 s a case asked
+                     if more): a lane it stops fails
   --max-rows N       data rows per generated file at most (default 300)
   --verbose 0|1|2    fast-check's verbosity`;
 
