@@ -549,7 +549,7 @@ export async function checkAgainstOracle(local, { numRuns, seed, path, features,
   let savedAs = '';
   /** The case under way: one the time limit interrupts runs on, and is awaited before the servers stop. */
   let lastCase = Promise.resolve();
-  const property = fc.asyncProperty(laneCaseArbitrary(lane, features, { maxRows }), laneConditionsArbitrary(lane, features), (importCase, conditions) => (lastCase = checkCase(importCase, conditions)));
+  const property = fc.asyncProperty(laneCaseArbitrary(lane, features, { maxRows }), laneConditionsArbitrary(lane, features), (importCase, conditions) => (lastCase = checkCase(importCase, importCase.shards === undefined ? conditions : { ...conditions, shards: importCase.shards })));
   /** @param {import('./arbitraries.js').ImportCase} importCase @param {import('./arbitraries.js').Conditions} conditions */
   async function checkCase(importCase, conditions) {
     run++;
@@ -558,7 +558,6 @@ export async function checkAgainstOracle(local, { numRuns, seed, path, features,
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
     const keys = importCase.tableKeys ?? tableKeysFor(importCase.options);
     let shape = `${importCase.objects === undefined ? (importCase.options.format ?? 'csv') : `prefix of ${importCase.objects.length} objects`}${importCase.options.mode === 'delete' ? ' delete' : ''} keys ${keys.partition.type}${keys.sort === undefined ? '' : `/${keys.sort.type}`}`;
-    if (importCase.shards !== undefined) shape += `, ${importCase.shards} shards (the case's)`;
     if (importCase.options.writeMode !== undefined) shape += `, ${importCase.options.writeMode}`;
     log(`${lane} #${run} ${shape}, ${importCase.bytes.length} bytes, ${expected.error?.code ?? `${expected.rowsRead} rows, ${expected.items.size} items, ${expected.rejects.length} rejects`}; ${describeConditions(conditions)}${outcome.roundTrip === undefined ? '' : `; ${outcome.roundTrip}`}: ${differences.length === 0 ? 'same' : `${differences.length} differences`} (${seconds} s)`);
     if (differences.length === 0) return;
