@@ -32,6 +32,7 @@ export const FEATURES = Object.freeze({
   sortKey: 'a sort key column',
   shuffle: 'shuffleWindow > 0',
   faults: 'unprocessed items, throttled calls, 5xx, connection resets',
+  transactionConflicts: 'TransactionConflictException answered to a conditional write mode\'s PutItem/UpdateItem/DeleteItem (retried like a throttle)',
   hangs: 'calls never answered',
   jitter: 'latency jitter that reorders writes and answers',
   segments: 'segmentMs, and hand-overs every 64 rows (continuations)',
@@ -124,6 +125,7 @@ export function featuresFrom(text) {
  * @property {import('./lanes.js').JobObject[]} [objects]  a job over a prefix of these objects (bytes unused)
  * @property {{ fixEvery: number }} [roundTrip]  then its rejects file, fixed, imported with fromRejects
  * @property {import('./lanes.js').Stop[]} [stops]  the import is stopped so, and resumed from its checkpoint
+ * @property {number} [shards]  the case's own shard count (its runs of one key are placed across this many cuts), over the conditions'
  */
 
 const LINE_BREAKS = ['\n', '\r\n', '\r'];
@@ -500,7 +502,7 @@ export function bytesLiteral(bytes) {
 
 /**
  * @typedef {object} Conditions
- * @property {{ unprocessedItems: number, throttleCalls: number, serverErrors: number, resetCalls: number, hangCalls: number, latencyJitterMs: number }} faults
+ * @property {{ unprocessedItems: number, throttleCalls: number, serverErrors: number, resetCalls: number, hangCalls: number, latencyJitterMs: number, transactionConflicts?: number }} faults
  * @property {number} faultSeed       seeds the fault proxies' random draws
  * @property {number | undefined} segmentMs
  * @property {boolean} handOverEvery64Rows  Lambda time left at the margin: each segment hands over at the next 64 rows
@@ -510,14 +512,14 @@ export function bytesLiteral(bytes) {
 
 /**
  * @param {Features} features
+ * @param {{ shards?: fc.Arbitrary<number> }} [overrides]  shards: a lane's own (a sharded lane: > 1 in every case)
  * @returns {fc.Arbitrary<Conditions>}
  */
-export function conditionsArbitrary(features) {
+export function conditionsArbitrary(features, overrides = {}) {
   // Two times in three nothing; shrinking goes to nothing. The shares are hundredths.
   const share = (/** @type {boolean} */ on, /** @type {number} */ max) => (on ? fc.noBias(fc.integer({ min: -2 * max, max })).map((n) => Math.max(0, n) / 100) : fc.constant(0));
   const faults = features.has('faults');
-  return fc
-    .record({
+  const rest = fc.record({
       faults: fc.record({
         unprocessedItems: share(faults, 30),
         throttleCalls: share(faults, 30),
@@ -529,7 +531,11 @@ export function conditionsArbitrary(features) {
       faultSeed: fc.nat(),
       segmentMs: features.has('segments') ? fc.option(fc.integer({ min: 100, max: 250 }), { freq: 3, nil: undefined }) : fc.constant(undefined),
       handOverEvery64Rows: features.has('segments') ? fc.nat(3).map((n) => n === 3) : fc.constant(false),
-      shards: mostly(1, features.has('shards') ? [2, 3] : [], 6),
+      shards: overrides.shards ?? mostly(1, features.has('shards') ? [2, 3] : [], 6),
       concurrency: fc.constantFrom(32, 1, 2, 4, 8),
     });
+  // TransactionConflictException (a conditional mode's one-item calls), drawn after the rest so that the
+  // other conditions of a seed stay as they were.
+  const conflicts = faults && features.has('transactionConflicts') ? share(true, 25) : fc.constant(0);
+  return fc.tuple(rest, conflicts).map(([conditions, transactionConflicts]) => (transactionConflicts > 0 ? { ...conditions, faults: { ...conditions.faults, transactionConflicts } } : conditions));
 }

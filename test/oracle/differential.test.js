@@ -10,8 +10,10 @@
  * ORACLE_RUNS and ORACLE_SEED change the bounded run's size and seed.
  *
  * Then a bounded share of each lane of lanes.js (keys, csv-types, jsonl, ddb-json, delete, spread,
- * prefix, from-rejects, resume, if-absent, newer, update): ORACLE_LANE_RUNS cases each (default 20;
- * prefix a quarter), about 40 s in all. ORACLE_LANE_FEATURES says which kinds of input (arbitraries.js FEATURES; default: all, the
+ * prefix, from-rejects, resume, if-absent, newer, update, shard-runs, wide): ORACLE_LANE_RUNS cases each
+ * (default 20; prefix a quarter, shard-runs half), about 70 s in all. Each asserts the cases it asked for
+ * ran (a lane stopped by its time limit fails); a failure is reported unshrunk, with its seed (the fuzz
+ * shrinks it: npm run fuzz -- --lanes L --seed S). ORACLE_LANE_FEATURES says which kinds of input (arbitraries.js FEATURES; default: all, the
  * composite keys with NUL, non-canonical base64 and spread's key orders of test/oracle/found/ included).
  */
 import { describe, expect, it } from 'vitest';
@@ -53,11 +55,13 @@ describe('the import against the sequential oracle', () => {
   });
 
   it(`leaves what the oracle says on ${runs} generated files, with faults, jitter and continuations`, async () => {
-    await checkAgainstOracle(local, { numRuns: runs, seed, features: featuresFrom('-shards'), timeLimitMs: 240_000 });
+    const { cases } = await checkAgainstOracle(local, { numRuns: runs, seed, features: featuresFrom('-shards'), timeLimitMs: 240_000, shrink: false });
+    expect(cases).toBe(runs);
   });
 
-  it(`leaves what the oracle says on ${Math.ceil(runs / 2)} generated files cut into shards, every key once`, async () => {
-    await checkAgainstOracle(local, { numRuns: Math.ceil(runs / 2), seed: seed + 1, features: featuresFrom('-repeatedKeys'), timeLimitMs: 240_000 });
+  it(`leaves what the oracle says on ${Math.ceil(runs / 2)} generated files cut into 2-4 shards (every one), every key once`, async () => {
+    const { cases } = await checkAgainstOracle(local, { lane: 'csv-shards', numRuns: Math.ceil(runs / 2), seed: seed + 1, features: featuresFrom('-repeatedKeys'), timeLimitMs: 240_000, shrink: false });
+    expect(cases).toBe(Math.ceil(runs / 2));
   });
 
   // The cases the lanes found (test/oracle/found/README.md), each replayed as it was saved.
@@ -68,9 +72,11 @@ describe('the import against the sequential oracle', () => {
   });
 
   // A prefix job's objects run in worker processes (about 1.3 s a case): a quarter of the others' share.
-  it.each(NEW_LANES.map((lane) => ({ lane, runs: lane === 'prefix' ? Math.ceil(laneRuns / 4) : laneRuns })))('lane $lane: leaves what the oracle says on $runs generated files', async ({ lane, runs: laneCases }) => {
+  // shard-runs' cases run in worker processes too (about 2 s a case): half the others' share.
+  it.each(NEW_LANES.map((lane) => ({ lane, runs: lane === 'prefix' ? Math.ceil(laneRuns / 4) : lane === 'shard-runs' ? Math.ceil(laneRuns / 2) : laneRuns })))('lane $lane: leaves what the oracle says on $runs generated files', async ({ lane, runs: laneCases }) => {
     const features = featuresFrom(laneFeatures);
     features.delete('shards');
-    await checkAgainstOracle(local, { lane, numRuns: laneCases, seed: seed + 2 + NEW_LANES.indexOf(lane), features, timeLimitMs: 120_000 });
+    const { cases } = await checkAgainstOracle(local, { lane, numRuns: laneCases, seed: seed + 2 + NEW_LANES.indexOf(lane), features, timeLimitMs: 120_000, shrink: false });
+    expect(cases).toBe(laneCases);
   });
 });

@@ -21,12 +21,15 @@ const FLAGS = {
 const HELP = `npm run fuzz -- [options] [vitest arguments]
   --runs N           generated cases (default 20), split between the lanes
   --lanes LIST       "keys,jsonl": only these lanes (test/oracle/lanes.js LANES: csv, csv-shards, keys,
-                     csv-types, jsonl, ddb-json, delete); default every lane
+                     csv-types, jsonl, ddb-json, delete, spread, prefix, from-rejects, resume, if-absent,
+                     newer, update, shard-runs, wide); default every lane. A lane that runs fewer cases
+                     than asked (its time limit) fails; each prints asked, ran, seed and seconds
   --seed S           fast-check seed (a failure prints the seed and path that replay it)
   --path P           with --seed: replay only the reported counterexample
   --replay FILE      run one saved failing case again (a failure prints the file)
   --features LIST    "-a,-b" switches kinds of input off, "a,b" keeps only these (test/oracle/arbitraries.js FEATURES)
-  --time-limit S     stop each lane after S seconds, shrinking included (default 300)
+  --time-limit S     each lane's limit in seconds, shrinking included (default 300, or 12 s a case asked
+                     if more): a lane it stops fails
   --max-rows N       data rows per generated file at most (default 300)
   --verbose 0|1|2    fast-check's verbosity`;
 

@@ -87,6 +87,8 @@ export function expectedJsonImport(bytes, options) {
   const rejects = [];
   let rowsRead = 0;
   let skipped = 0;
+  /** Rows applied as puts and as deletes, and their keys. */
+  const applied = { puts: 0, deletes: 0, keys: new Set() };
   for (const { line, text, reason } of options.fromRejects === true ? rejectsFileLines(bytes) : jsonLines(bytes)) {
     if (text === undefined) {
       rowsRead++;
@@ -100,17 +102,23 @@ export function expectedJsonImport(bytes, options) {
       const keyId = checkKeys(row.item, row.op, options.tableKeys, keys);
       if (row.op === 'delete') {
         applyRow(items, itemLines, keyId, undefined, line);
+        applied.deletes++;
+        applied.keys.add(keyId);
         continue;
       }
       const outcome = applyWrite(items, itemLines, keyId, row.item, line, options);
       if (outcome === 'skipped') skipped++;
-      else if (outcome === 'INVALID_VERSION') rejects.push({ line, reason: outcome, fields: [text] });
+      else if (outcome === 'INVALID_VERSION' || outcome === 'REJECTED_BY_TABLE') rejects.push({ line, reason: outcome, fields: [text] });
+      else {
+        applied.puts++;
+        applied.keys.add(keyId);
+      }
     } catch (error) {
       if (!(error instanceof Refusal)) throw error;
       rejects.push({ line, reason: error.reason, fields: [text] });
     }
   }
-  return { rowsRead, rejects, items, itemLines, skipped };
+  return { rowsRead, rejects, items, itemLines, skipped, applied: { puts: applied.puts, deletes: applied.deletes, keys: applied.keys.size } };
 }
 
 /**

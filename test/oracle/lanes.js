@@ -35,7 +35,8 @@
 import fc from 'fast-check';
 import { spawnSync } from 'node:child_process';
 import { gzipSync } from 'node:zlib';
-import { describeCase, importCaseArbitrary } from './arbitraries.js';
+import { conditionsArbitrary, describeCase, importCaseArbitrary } from './arbitraries.js';
+import { shardRunsLane, wideLane } from './edge-lanes.js';
 
 /** @typedef {import('./arbitraries.js').Features} Features */
 /** @typedef {import('./arbitraries.js').ImportCase} ImportCase */
@@ -58,7 +59,21 @@ export const LANES = {
   'if-absent': { about: 'writeMode if-absent over a table holding some keys: CSV and JSON Lines, keys repeated, stops', features: '-shards' },
   newer: { about: 'writeMode newer: N versions spelled many ways, S versions as ISO 8601 text, ties, items of the other type, rows without one', features: '-shards' },
   update: { about: 'writeMode update, with and without a version column: merges over held items, empty cells omitted or NULL', features: '-shards' },
+  'shard-runs': { about: 'CSV, JSON Lines, DynamoDB JSON in 2-4 shards (every case), long runs of one key across the planned cuts; put, delete and the write modes; drop, rename, TTL' },
+  wide: { about: 'rows of 20-450 attributes (1,100 past an update\'s 4 KB), names like #k, :v, #0 and of 255-1,000 characters, every write mode, held items of many sizes' },
 };
+
+/** Lanes named for shards: every case of theirs is sharded (issue 46: csv-shards drew 1 shard in 87% of its cases). */
+export const SHARDED_LANES = new Set(['csv-shards', 'shard-runs']);
+
+/**
+ * A lane's conditions: a sharded lane's have 2-4 shards in every case (shard-runs' cases carry their own
+ * count, which the harness uses), the others' as the features say.
+ * @param {string} lane @param {Features} features
+ */
+export function laneConditionsArbitrary(lane, features) {
+  return conditionsArbitrary(features, SHARDED_LANES.has(lane) ? { shards: fc.integer({ min: 2, max: 4 }) } : {});
+}
 
 /**
  * The lanes a FUZZ_LANES value names: empty for all.
@@ -102,6 +117,10 @@ export function laneCaseArbitrary(lane, features, limits = {}) {
     case 'newer':
     case 'update':
       return writeModeLane(lane, features, Math.min(limits.maxRows ?? 60, 60));
+    case 'shard-runs':
+      return shardRunsLane(features, Math.min(limits.maxRows ?? 400, 400));
+    case 'wide':
+      return wideLane(features, Math.min(limits.maxRows ?? 30, 30));
     default:
       throw new Error(`unknown lane ${lane}`);
   }
@@ -231,7 +250,7 @@ function keyColumnTypes(tableKeys) {
 // Rendering
 
 /** @param {string} value @param {boolean} quote */
-function csvField(value, quote) {
+export function csvField(value, quote) {
   return quote || /[,"\r\n]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value;
 }
 
@@ -239,7 +258,7 @@ function csvField(value, quote) {
  * A JSON string; `escapeLetters` writes some plain letters as \u escapes (the reader must decode them).
  * @param {string} text @param {boolean} [escapeLetters]
  */
-function jsonString(text, escapeLetters = false) {
+export function jsonString(text, escapeLetters = false) {
   const plain = JSON.stringify(text);
   return escapeLetters ? plain.replace(/[a-k]/g, (letter) => `\\u00${letter.charCodeAt(0).toString(16)}`) : plain;
 }
@@ -288,10 +307,10 @@ function joinLines(lines, shape) {
 /**
  * A case, with its description for replay.
  * @param {Buffer} bytes @param {Record<string, any>} options @param {TableKeys} tableKeys @param {number} rows
- * @param {{ initialItems?: Array<Record<string, any>>, objectSuffix?: string, objects?: JobObject[], roundTrip?: { fixEvery: number }, stops?: Stop[] }} [extra]
+ * @param {{ initialItems?: Array<Record<string, any>>, objectSuffix?: string, objects?: JobObject[], roundTrip?: { fixEvery: number }, stops?: Stop[], shards?: number }} [extra]
  * @returns {ImportCase}
  */
-function importCase(bytes, options, tableKeys, rows, extra = {}) {
+export function importCase(bytes, options, tableKeys, rows, extra = {}) {
   const all = { keyColumn: tableKeys.partition.name, ...(tableKeys.sort === undefined ? {} : { sortKeyColumn: tableKeys.sort.name }), generateKey: false, columnTypes: {}, delimiter: ',', shuffleWindow: 0, ...options };
   const description = `${describeCase(bytes, all)} tableKeys ${JSON.stringify(tableKeys)}${extra.initialItems === undefined ? '' : ` initialItems ${JSON.stringify(extra.initialItems)}`}`;
   return Object.defineProperty({ bytes, options: all, description, rows, tableKeys, ...extra }, fc.toStringMethod, { value: () => description, enumerable: false });
@@ -379,13 +398,27 @@ function keysLane(features, maxRows) {
 /** @param {Features} features */
 function shapingArbitrary(features) {
   // Half the cases: the others read every column as the file names it.
-  return features.has('shaping') ? fc.option(fc.record({ drop: fc.nat(3), rename: fc.nat(3), partitionRenamed: fc.nat(3).map((n) => n === 3) }), { nil: undefined, freq: 2 }) : fc.constant(undefined);
+  // Now and then an option naming a column the header lacks or in another case, a column renamed twice,
+  // a column typed and dropped (issue 46: the generators named only real columns).
+  const trouble = fc.noBias(fc.integer({ min: -30, max: OPTION_TROUBLES.length })).map((n) => (n <= 0 ? 'none' : OPTION_TROUBLES[n - 1]));
+  return features.has('shaping') ? fc.option(fc.record({ drop: fc.nat(3), rename: fc.nat(3), partitionRenamed: fc.nat(3).map((n) => n === 3), trouble }), { nil: undefined, freq: 2 }) : fc.constant(undefined);
+}
+
+const OPTION_TROUBLES = ['caseDrop', 'absentDrop', 'absentRename', 'renameTwice', 'typeDropped', 'caseTtl'];
+
+/** A name in the other case (`ssn` for `SSN`): another name, as options compare them. @param {string} name */
+function otherCase(name) {
+  const swapped = [...name].map((char) => (char === char.toUpperCase() ? char.toLowerCase() : char.toUpperCase())).join('');
+  return swapped === name ? `${name}_` : swapped;
 }
 
 /**
  * The columns a case drops and renames: among its other columns the first `drop`, the next `rename`
- * (to new names no column has), and the partition key read from a column of another name.
- * @param {{ drop: number, rename: number, partitionRenamed: boolean } | undefined} spec
+ * (to new names no column has), and the partition key read from a column of another name; and the
+ * spec's trouble: a drop of a column in the other case (`--drop ssn`, header `SSN`) or of one the header
+ * lacks, a rename of one it lacks, a column renamed twice (`a:p,a:q`); typeDropped and caseTtl are the
+ * lane's (types and ttl).
+ * @param {{ drop: number, rename: number, partitionRenamed: boolean, trouble?: string } | undefined} spec
  * @param {string[]} others  the non-key columns, as the file names them
  * @param {string} partition
  */
@@ -396,7 +429,15 @@ function shapingOf(spec, others, partition) {
   const rename = Object.fromEntries(others.slice(drop.length, drop.length + spec.rename).map((name, i) => [name, `renamed_${i}`]));
   const partitionInFile = spec.partitionRenamed ? `file_${partition}` : partition;
   if (spec.partitionRenamed) rename[partitionInFile] = partition;
+  /** @type {{ drop?: string[], rename?: Record<string, string> | string }} */
   const options = { ...(drop.length === 0 ? {} : { drop }), ...(Object.keys(rename).length === 0 ? {} : { rename }) };
+  if (spec.trouble === 'caseDrop') options.drop = [...drop, otherCase(others[0] ?? 'SSN')];
+  if (spec.trouble === 'absentDrop') options.drop = [...drop, 'ssn'];
+  if (spec.trouble === 'absentRename') options.rename = { ...rename, not_in_file: 'elsewhere' };
+  if (spec.trouble === 'renameTwice') {
+    const twice = others.find((name) => !drop.includes(name) && !/[,:]/.test(name)) ?? partitionInFile;
+    options.rename = [...Object.entries(rename).filter(([from]) => from !== twice), [twice, 'first_name'], [twice, 'second_name']].map(([from, to]) => `${from}:${to}`).join(',');
+  }
   return { drop, rename, partitionInFile, options };
 }
 
@@ -404,15 +445,17 @@ function shapingOf(spec, others, partition) {
  * A JSON Lines case's drops and renames: some of its plain attributes dropped, some renamed (nested onto
  * v, which a line may hold too: two attributes of one name, a rejected line), the partition key read
  * from an attribute of another name.
- * @param {{ drop: number, rename: number, partitionRenamed: boolean } | undefined} spec @param {string} partition
+ * @param {{ drop: number, rename: number, partitionRenamed: boolean, trouble?: string } | undefined} spec @param {string} partition
  */
 function jsonShapingOf(spec, partition) {
   if (spec === undefined) return { partitionInFile: partition, options: {} };
-  const drop = ['Zoë', '__x', 'Item'].slice(0, spec.drop);
+  // A line's names differ from line to line: a drop of a name no line has is no error; a rename twice is.
+  const drop = [...['Zoë', '__x', 'Item'].slice(0, spec.drop), ...(spec.trouble === 'absentDrop' || spec.trouble === 'caseDrop' ? ['ZOË', 'ssn'] : [])];
   /** @type {Record<string, string>} */
   const rename = Object.fromEntries(/** @type {Array<[string, string]>} */ ([['w', 'renamed_w'], ['nested', 'v'], ['row', 'line_no']]).slice(0, spec.rename));
   const partitionInFile = spec.partitionRenamed ? `file_${partition}` : partition;
   if (spec.partitionRenamed) rename[partitionInFile] = partition;
+  if (spec.trouble === 'renameTwice') return { partitionInFile, options: { ...(drop.length === 0 ? {} : { drop }), rename: [...Object.entries(rename), ['w', 'w1'], ['w', 'w2']].map(([from, to]) => `${from}:${to}`).join(',') } };
   return { partitionInFile, options: { ...(drop.length === 0 ? {} : { drop }), ...(Object.keys(rename).length === 0 ? {} : { rename }) } };
 }
 
@@ -547,7 +590,16 @@ function csvTypesLane(features, maxRows) {
       const typed = columns.filter((column) => column.type !== 'S' && !shaping.drop.includes(column.name));
       const columnTypes = { ...keyColumnTypes(spec.tableKeys), ...Object.fromEntries(typed.map((column) => [shaping.rename[column.name] ?? column.name, column.type])) };
       if (ttlNest.ttl === 'column' && ttlNest.typedN) columnTypes.expires = 'N';
+      /** @type {Record<string, any>} */
       const options = { format: 'csv', columnTypes, emptyCell: spec.emptyCell, ...(spec.setSeparator === '|' ? {} : { setSeparator: spec.setSeparator }), shuffleWindow: spec.shuffleWindow, ...shaping.options, ...ttlNestOptions(ttlNest, 'expires', shaping.options.drop) };
+      // `--types a:N --drop a`: a contradiction; `--ttl EXPIRES` for a column `expires`: a column the header lacks.
+      const trouble = spec.shaping?.trouble;
+      if (trouble === 'typeDropped' && names.length > 0) {
+        const dropped = shaping.drop[0] ?? names[0];
+        options.drop = [...new Set([...(options.drop ?? []), dropped])];
+        options.columnTypes = { ...columnTypes, [dropped]: 'N' };
+      }
+      if (trouble === 'caseTtl' && ttlNest.ttl === 'column') options.ttl = 'EXPIRES';
       return importCase(joinLines([header.map((name) => csvField(name, false)).join(','), ...lines], spec.shape), options, spec.tableKeys, spec.rows.length, { objectSuffix: '.csv' });
     });
 }
@@ -795,7 +847,7 @@ function deleteLane(features, maxRows) {
 }
 
 /** A key as the table stores it: numbers as written (DynamoDB normalizes), binaries canonical. @param {KeyType} type @param {string} text */
-function storedKey(type, text) {
+export function storedKey(type, text) {
   if (type === 'B') return { B: Buffer.from(text, 'base64').toString('base64') };
   return { [type]: text };
 }

@@ -113,13 +113,14 @@ const COLUMN_TYPES = new Set(['S', 'N', 'BOOL', 'B', 'M', 'L', 'SS', 'NS', 'BS']
 
 /**
  * @typedef {object} Expected
- * @property {{ code: string, message: string }} [error]  a job error: nothing is imported
+ * @property {{ code: string, message: string, alternatives?: string[] }} [error]  a job error: nothing is imported (alternatives: other codes as right, where two rules meet)
  * @property {number} rowsRead
  * @property {Reject[]} rejects          in file order
  * @property {Map<string, Item>} items   primary key id (see keyIdOf) -> the final item
  * @property {Map<string, number>} itemLines  primary key id -> the line of the row that made the final item
  * @property {number} [skipped]          rows a conditional write mode's condition kept out (write-oracle.js)
  * @property {string[]} [header]         the header's names, trimmed
+ * @property {{ puts: number, deletes: number, keys: number }} [applied]  rows applied as puts (written) and deletes, and the keys they name
  */
 
 /**
@@ -132,7 +133,7 @@ export function expectedImport(bytes, options = {}) {
   const settings = readOptions(options);
   const source = decodeSource(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), settings.encoding);
   if ('error' in source) return failed(source.error.code, source.error.message);
-  if (settings.optionError !== undefined) return failed('OPTIONS', settings.optionError);
+  if (settings.optionError !== undefined) return failed('CONFIG_INVALID', settings.optionError);
 
   const records = readRecords(source, settings.delimiter);
 
@@ -145,6 +146,8 @@ export function expectedImport(bytes, options = {}) {
   /** @type {Reject[]} */
   const rejects = [];
   const { items, itemLines } = initialTable(options.initialItems, settings);
+  /** Rows applied as puts and as deletes, and their keys (the summary's written, deleted and collapsed account for them). */
+  const applied = { puts: 0, deletes: 0, keys: new Set() };
 
   for (const record of records) {
     if (header === undefined) {
@@ -158,7 +161,11 @@ export function expectedImport(bytes, options = {}) {
       // A dropped column has no name (its cells are counted, not written); the others their new ones.
       names = header.map((name) => (settings.drop.has(name) ? undefined : settings.rename.get(name) ?? name));
       const problem = headerProblem(/** @type {string[]} */ (names.filter((name) => name !== undefined)), settings);
-      if (problem !== undefined) return failed('HEADER', problem);
+      const named = optionColumnProblem(header, /** @type {string[]} */ (names.filter((name) => name !== undefined)), settings, options);
+      // A header the job refuses (HEADER) and an option naming a column it lacks (CONFIG_INVALID) in one
+      // case: either is right.
+      if (problem !== undefined) return { ...failed('HEADER', problem), ...(named === undefined ? {} : { error: { code: 'HEADER', message: problem, alternatives: ['CONFIG_INVALID'] } }) };
+      if (named !== undefined) return failed('CONFIG_INVALID', named);
       continue;
     }
     rowsRead++;
@@ -174,13 +181,17 @@ export function expectedImport(bytes, options = {}) {
     }
     if (settings.mode === 'delete') {
       applyRow(items, itemLines, row.keyId, undefined, record.line);
+      applied.deletes++;
+      applied.keys.add(row.keyId);
       continue;
     }
     const outcome = applyWrite(items, itemLines, row.keyId, row.item, record.line, options);
     if (outcome === 'skipped') skipped++;
-    else if (outcome === 'INVALID_VERSION') rejects.push({ line: record.line, reason: outcome, fields });
+    else if (outcome === 'INVALID_VERSION' || outcome === 'REJECTED_BY_TABLE') rejects.push({ line: record.line, reason: outcome, fields });
+    else applied.puts++;
+    if (outcome === 'written') applied.keys.add(row.keyId);
   }
-  return { rowsRead, rejects, items, itemLines, skipped, ...(header === undefined ? {} : { header }) };
+  return { rowsRead, rejects, items, itemLines, skipped, applied: { puts: applied.puts, deletes: applied.deletes, keys: applied.keys.size }, ...(header === undefined ? {} : { header }) };
 }
 
 /**
@@ -285,6 +296,7 @@ export function readOptions(options) {
   const keyNames = [...(generateKey ? [] : [keyColumn]), ...(sortKeyColumn === undefined ? [] : [sortKeyColumn])];
   const targets = [...rename.values()];
   if (new Set(targets).size !== targets.length) optionError = 'two columns renamed onto one name';
+  optionError = optionsContradiction(options) ?? optionError;
   for (const name of drop) {
     if (rename.has(name)) optionError = `"${name}" both dropped and renamed`;
     if (keyNames.includes(name) && !targets.includes(name)) optionError = `drops the key column "${name}"`;
@@ -594,17 +606,56 @@ function headerProblem(names, settings) {
     if (seen.has(names[i])) return `header names column "${names[i]}" twice`;
     seen.add(names[i]);
   }
-  if (!settings.generateKey && !seen.has(settings.keyColumn)) return `no key column "${settings.keyColumn}"`;
   if (settings.generateKey && seen.has(settings.keyColumn)) return `generateKey, but the header has a "${settings.keyColumn}" column`;
-  if (settings.sortKeyColumn !== undefined && !seen.has(settings.sortKeyColumn)) return `no sort key column "${settings.sortKeyColumn}"`;
   const filled = settings.ttl?.after === undefined ? undefined : settings.ttl.column;
-  for (const column of settings.columnTypes.keys()) {
-    if (!seen.has(column) && column !== settings.keyColumn && column !== filled) return `columnTypes names "${column}", not in the header`;
-  }
-  if (settings.ttl !== undefined && filled === undefined && !seen.has(settings.ttl.column)) return 'no TTL column';
   if (filled !== undefined && seen.has(filled)) return 'the header has the TTL column the import fills';
   const added = [...(settings.generateKey ? [settings.keyColumn] : []), ...(filled === undefined ? [] : [filled])];
   if (settings.nest && nestTrouble([...names, ...added]) !== undefined) return `names that cannot be nested (${nestTrouble([...names, ...added])})`;
+  return undefined;
+}
+
+/**
+ * An option that names a CSV column the header lacks (issue 46): refused before any row is read, as a
+ * ConfigError (CONFIG_INVALID), every such option the same way. Names are compared exactly (`ssn` is not
+ * `SSN`). drop and rename name columns as the file writes them; keyColumn, sortKeyColumn, columnTypes,
+ * ttl and versionColumn as they are after the drops and renames (so types naming a dropped column is a
+ * contradiction, refused too).
+ * @param {string[]} header  as written, trimmed @param {string[]} names  after drop and rename
+ * @param {Settings} settings @param {OracleOptions} options
+ * @returns {string | undefined}
+ */
+export function optionColumnProblem(header, names, settings, options) {
+  const inFile = new Set(header);
+  const seen = new Set(names);
+  for (const name of settings.drop) if (!inFile.has(name)) return `drop names "${name}", not in the header`;
+  for (const name of settings.rename.keys()) if (!inFile.has(name)) return `rename names "${name}", not in the header`;
+  if (!settings.generateKey && !seen.has(settings.keyColumn)) return `no key column "${settings.keyColumn}"`;
+  if (settings.sortKeyColumn !== undefined && !seen.has(settings.sortKeyColumn)) return `no sort key column "${settings.sortKeyColumn}"`;
+  const filled = settings.ttl?.after === undefined ? undefined : settings.ttl.column;
+  for (const column of settings.columnTypes.keys()) {
+    if (!seen.has(column) && !(settings.generateKey && column === settings.keyColumn) && column !== filled) return `columnTypes names "${column}", not in the header`;
+  }
+  if (settings.ttl !== undefined && filled === undefined && !seen.has(settings.ttl.column)) return 'no TTL column';
+  if (options.versionColumn !== undefined && !seen.has(options.versionColumn)) return `versionColumn names "${options.versionColumn}", not in the header`;
+  return undefined;
+}
+
+/**
+ * Options that contradict each other whatever the file (issue 46): a column renamed twice
+ * (`a:p,a:q`), a column both typed and dropped. Every format refuses them, CONFIG_INVALID.
+ * @param {{ rename?: Record<string, string> | string, drop?: string[] | string, columnTypes?: Record<string, string> | string }} options
+ * @returns {string | undefined}
+ */
+export function optionsContradiction(options) {
+  if (typeof options.rename === 'string') {
+    const from = options.rename.split(',').filter((part) => part.trim() !== '').map((part) => part.slice(0, part.indexOf(':')).trim());
+    const twice = from.find((name, i) => from.indexOf(name) !== i);
+    if (twice !== undefined) return `rename names "${twice}" twice`;
+  }
+  const drop = typeof options.drop === 'string' ? options.drop.split(',').map((name) => name.trim()) : (options.drop ?? []);
+  const typed = typeof options.columnTypes === 'string' ? options.columnTypes.split(',').map((part) => part.slice(0, part.lastIndexOf(':')).trim()) : Object.keys(options.columnTypes ?? {});
+  const both = typed.find((name) => drop.includes(name));
+  if (both !== undefined) return `"${both}" is both typed and dropped`;
   return undefined;
 }
 

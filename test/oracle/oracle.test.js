@@ -180,14 +180,30 @@ describe('header', () => {
     const header = (/** @type {string} */ csv, /** @type {import('./oracle.js').OracleOptions} */ options = {}) => run(csv, options).error?.code;
     expect(header('id,,v\n1,2,3\n')).toBe('HEADER');
     expect(header('id,v, v\n1,2,3\n')).toBe('HEADER');
-    expect(header('key,v\n1,2\n')).toBe('HEADER');
+    // An option naming a column the header lacks is refused as an option (issue 46), CONFIG_INVALID.
+    expect(header('key,v\n1,2\n')).toBe('CONFIG_INVALID');
     expect(header('id,v\n1,2\n', { generateKey: true })).toBe('HEADER');
     expect(header('v\n2\n', { generateKey: true })).toBeUndefined();
-    expect(header('id,v\n1,2\n', { sortKeyColumn: 'sk' })).toBe('HEADER');
-    expect(header('id,v\n1,2\n', { columnTypes: { age: 'N' } })).toBe('HEADER');
+    expect(header('id,v\n1,2\n', { sortKeyColumn: 'sk' })).toBe('CONFIG_INVALID');
+    expect(header('id,v\n1,2\n', { columnTypes: { age: 'N' } })).toBe('CONFIG_INVALID');
     expect(header('v\n2\n', { generateKey: true, columnTypes: { id: 'S' } })).toBeUndefined();
     expect(header('"id,v\n1,2\n')).toBe('HEADER'); // the header record itself is malformed
     expect(run('id,,v\n1,2,3\n')).toMatchObject({ rowsRead: 0, rejects: [], items: {} });
+  });
+
+  it('refuses every option that names a column the header lacks, names compared exactly, and options that contradict (issue 46)', () => {
+    const code = (/** @type {string} */ csv, /** @type {import('./oracle.js').OracleOptions} */ options = {}) => run(csv, options).error?.code;
+    expect(code('id,SSN\n1,2\n', { drop: ['ssn'] })).toBe('CONFIG_INVALID');
+    expect(code('id,SSN\n1,2\n', { drop: ['SSN'] })).toBeUndefined();
+    expect(code('id,a\n1,2\n', { rename: { A: 'b' } })).toBe('CONFIG_INVALID');
+    expect(code('id,a\n1,2\n', { rename: 'a:p,a:q' })).toBe('CONFIG_INVALID');
+    expect(code('id,a\n1,2\n', { columnTypes: { a: 'N' }, drop: ['a'] })).toBe('CONFIG_INVALID');
+    expect(code('id,a\n1,2\n', { ttl: 'A' })).toBe('CONFIG_INVALID');
+    expect(code('id,a\n1,2\n', { writeMode: 'newer', versionColumn: 'v' })).toBe('CONFIG_INVALID');
+    expect(code('id,a\n1,2\n', { columnTypes: { b: 'N' }, rename: { a: 'b' } })).toBeUndefined();
+    expect(code('id,a\n1,2\n', { columnTypes: { a: 'N' }, rename: { a: 'b' } })).toBe('CONFIG_INVALID');
+    // A header refused and an option naming an absent column: either code.
+    expect(run('id,a,a\n1,2,3\n', { drop: ['x'] }).error).toMatchObject({ code: 'HEADER', alternatives: ['CONFIG_INVALID'] });
   });
 
   it('reads an empty file, a file of line breaks, a BOM alone and a header alone as zero rows', () => {

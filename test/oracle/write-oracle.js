@@ -12,17 +12,28 @@
  *
  * A row whose version (newer, or update with a version column) is absent, not N or S, or an empty S is rejected,
  * INVALID_VERSION, and changes nothing.
+ *
+ * update: any number of attributes is set, up to DynamoDB's 4 KB UpdateExpression; a row past it is
+ * rejected REJECTED_BY_TABLE with its line (issue 46), whatever the item holds. How long an expression
+ * is depends on the importer's placeholders, which the oracle does not know: it says a row of at most
+ * UPDATE_ATTRIBUTES_FIT attributes fits and one of UPDATE_ATTRIBUTES_PAST or more does not, and the
+ * generators draw nothing between (applyWrite throws there).
  */
 import { normalizeNumber } from './oracle.js';
 
 /** @typedef {import('./oracle.js').Item} Item */
-/** @typedef {{ writeMode?: string, versionColumn?: string }} WriteSettings */
+/** @typedef {{ writeMode?: string, versionColumn?: string, keyColumn?: string, sortKeyColumn?: string, tableKeys?: { partition: { name: string }, sort?: { name: string } } }} WriteSettings */
+
+/** Attributes an update sets (its version too) that fit 4 KB whatever the placeholders (`#a12=:a12,` is 10 bytes). */
+export const UPDATE_ATTRIBUTES_FIT = 300;
+/** Attributes an update sets that do not (two-character placeholders at the least: 8 bytes each). */
+export const UPDATE_ATTRIBUTES_PAST = 1000;
 
 /**
  * One row applied by its write mode.
  * @param {Map<string, Item>} items @param {Map<string, number>} itemLines
  * @param {string} keyId @param {Item} item @param {number} line @param {WriteSettings} settings
- * @returns {'written' | 'skipped' | 'INVALID_VERSION'}
+ * @returns {'written' | 'skipped' | 'INVALID_VERSION' | 'REJECTED_BY_TABLE'}
  */
 export function applyWrite(items, itemLines, keyId, item, line, settings) {
   const mode = settings.writeMode ?? 'put';
@@ -40,6 +51,12 @@ export function applyWrite(items, itemLines, keyId, item, line, settings) {
     const version = own(item, column);
     if (version === undefined || typeOf(version) === undefined) return 'INVALID_VERSION';
     if (existing !== undefined && !lower(own(existing, column), version)) return 'skipped';
+  }
+  if (mode === 'update') {
+    const keyNames = [settings.tableKeys?.partition.name ?? settings.keyColumn, settings.tableKeys?.sort?.name ?? settings.sortKeyColumn];
+    const sets = Object.keys(item).filter((name) => !keyNames.includes(name)).length;
+    if (sets >= UPDATE_ATTRIBUTES_PAST) return 'REJECTED_BY_TABLE';
+    if (sets > UPDATE_ATTRIBUTES_FIT) throw new Error(`an update of ${sets} attributes: the oracle cannot say whether its expression fits 4 KB (generate at most ${UPDATE_ATTRIBUTES_FIT} or at least ${UPDATE_ATTRIBUTES_PAST})`);
   }
   if (mode === 'newer') return write(item);
   if (mode === 'update') return write({ ...(existing ?? {}), ...item });

@@ -15,7 +15,9 @@
  * with `pointInTimeRecovery`, DescribeContinuousBackups (which dynalite lacks) is answered here, and with
  * `itemCount`, DescribeTable's ItemCount (which dynalite leaves at 0).
  * A PutItem, UpdateItem or DeleteItem (a conditional write mode's) meets the same faults but the
- * unprocessed items and refusals. Other calls pass through untouched. Listens on 127.0.0.1 and a free port.
+ * unprocessed items and refusals, and one of their own (share `transactionConflicts`): a
+ * TransactionConflictException, which DynamoDB answers while another client's transaction holds the item
+ * (documented for these three calls, not for BatchWriteItem), forwarding nothing. Other calls pass through untouched. Listens on 127.0.0.1 and a free port.
  */
 import http from 'node:http';
 import { listenOnLoopback } from './loopback.js';
@@ -29,6 +31,7 @@ import { listenOnLoopback } from './loopback.js';
  * @property {number} [serverErrors]     share of calls answered with a 500, 0..1
  * @property {number} [resetCalls]       share of calls forwarded, then reset, 0..1
  * @property {number} [hangCalls]        share of calls never answered, 0..1
+ * @property {number} [transactionConflicts]  share of PutItem/UpdateItem/DeleteItem calls answered TransactionConflictException, 0..1
  * @property {'ENABLED' | 'DISABLED'} [pointInTimeRecovery]  answer DescribeContinuousBackups so (dynalite does not implement it)
  * @property {number} [itemCount]  DescribeTable's ItemCount (dynalite's is always 0; DynamoDB's about six hours old)
  * @property {(call: number) => boolean} [hangCall]  whether the call with this number (from 1) is never answered
@@ -42,8 +45,8 @@ const ONE_ITEM_WRITES = new Set(['PutItem', 'UpdateItem', 'DeleteItem']);
 const THROTTLE_ERRORS = ['ProvisionedThroughputExceededException', 'ThrottlingException', 'RequestLimitExceeded'];
 
 /** @param {FaultOptions} options */
-export async function startFaultProxy({ target, itemCount, unprocessedItems = 0, throttleCalls = 0, throttlingReasons = () => [], pointInTimeRecovery, serverErrors = 0, resetCalls = 0, hangCalls = 0, hangCall = () => false, refuseItem = () => undefined, random = Math.random }) {
-  const counts = { calls: 0, throttledCalls: 0, throttledCallItems: 0, heldBackItems: 0, forwardedItems: 0, serverErrors: 0, resets: 0, hangs: 0, refusedCalls: 0 };
+export async function startFaultProxy({ target, itemCount, unprocessedItems = 0, throttleCalls = 0, throttlingReasons = () => [], pointInTimeRecovery, serverErrors = 0, resetCalls = 0, hangCalls = 0, transactionConflicts = 0, hangCall = () => false, refuseItem = () => undefined, random = Math.random }) {
+  const counts = { calls: 0, throttledCalls: 0, throttledCallItems: 0, heldBackItems: 0, forwardedItems: 0, serverErrors: 0, resets: 0, hangs: 0, refusedCalls: 0, transactionConflicts: 0 };
   const targetUrl = new URL(target);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 
@@ -173,6 +176,11 @@ export async function startFaultProxy({ target, itemCount, unprocessedItems = 0,
       counts.throttledCallItems++;
       const name = THROTTLE_ERRORS[counts.throttledCalls % THROTTLE_ERRORS.length];
       return reply(res, 400, {}, JSON.stringify({ __type: `com.amazonaws.dynamodb.v20120810#${name}`, message: `Injected: ${name}` }));
+    }
+    // Drawn only when asked for, so that the other faults' draws (and saved cases' seeds) stay as they were.
+    if (transactionConflicts > 0 && random() < transactionConflicts) {
+      counts.transactionConflicts++;
+      return reply(res, 400, {}, JSON.stringify({ __type: 'com.amazonaws.dynamodb.v20120810#TransactionConflictException', message: 'Injected: Transaction is ongoing for the item' }));
     }
     const reset = random() < resetCalls;
     const answer = await forward(req, body);
