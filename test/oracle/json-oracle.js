@@ -41,6 +41,7 @@ import {
   MAX_SORT_KEY_BYTES,
   Refusal,
   setOf,
+  appliedCounts,
 } from './oracle.js';
 import { applyWrite } from './write-oracle.js';
 
@@ -88,7 +89,7 @@ export function expectedJsonImport(bytes, options) {
   let rowsRead = 0;
   let skipped = 0;
   /** Rows applied as puts and as deletes, and their keys. */
-  const applied = { puts: 0, deletes: 0, keys: new Set() };
+  const applied = { puts: 0, deletes: 0, keys: /** @type {Map<string, 'put' | 'delete'>} */ (new Map()) };
   for (const { line, text, reason } of options.fromRejects === true ? rejectsFileLines(bytes) : jsonLines(bytes)) {
     if (text === undefined) {
       rowsRead++;
@@ -103,7 +104,7 @@ export function expectedJsonImport(bytes, options) {
       if (row.op === 'delete') {
         applyRow(items, itemLines, keyId, undefined, line);
         applied.deletes++;
-        applied.keys.add(keyId);
+        applied.keys.set(keyId, 'delete');
         continue;
       }
       const outcome = applyWrite(items, itemLines, keyId, row.item, line, options);
@@ -111,14 +112,14 @@ export function expectedJsonImport(bytes, options) {
       else if (outcome === 'INVALID_VERSION' || outcome === 'REJECTED_BY_TABLE') rejects.push({ line, reason: outcome, fields: [text] });
       else {
         applied.puts++;
-        applied.keys.add(keyId);
+        applied.keys.set(keyId, 'put');
       }
     } catch (error) {
       if (!(error instanceof Refusal)) throw error;
       rejects.push({ line, reason: error.reason, fields: [text] });
     }
   }
-  return { rowsRead, rejects, items, itemLines, skipped, applied: { puts: applied.puts, deletes: applied.deletes, keys: applied.keys.size } };
+  return { rowsRead, rejects, items, itemLines, skipped, applied: appliedCounts(applied) };
 }
 
 /**

@@ -120,7 +120,8 @@ const COLUMN_TYPES = new Set(['S', 'N', 'BOOL', 'B', 'M', 'L', 'SS', 'NS', 'BS']
  * @property {Map<string, number>} itemLines  primary key id -> the line of the row that made the final item
  * @property {number} [skipped]          rows a conditional write mode's condition kept out (write-oracle.js)
  * @property {string[]} [header]         the header's names, trimmed
- * @property {{ puts: number, deletes: number, keys: number }} [applied]  rows applied as puts (written) and deletes, and the keys they name
+ * @property {{ puts: number, deletes: number, keys: number, lastPuts: number, lastDeletes: number }} [applied]  rows applied as puts (written) and deletes, the keys they name,
+ *   and those keys whose last row is a put or a delete (a key's last row is never collapsed: the summary's written and deleted are at least these)
  */
 
 /**
@@ -147,7 +148,7 @@ export function expectedImport(bytes, options = {}) {
   const rejects = [];
   const { items, itemLines } = initialTable(options.initialItems, settings);
   /** Rows applied as puts and as deletes, and their keys (the summary's written, deleted and collapsed account for them). */
-  const applied = { puts: 0, deletes: 0, keys: new Set() };
+  const applied = { puts: 0, deletes: 0, keys: /** @type {Map<string, 'put' | 'delete'>} */ (new Map()) };
 
   for (const record of records) {
     if (header === undefined) {
@@ -182,16 +183,16 @@ export function expectedImport(bytes, options = {}) {
     if (settings.mode === 'delete') {
       applyRow(items, itemLines, row.keyId, undefined, record.line);
       applied.deletes++;
-      applied.keys.add(row.keyId);
+      applied.keys.set(row.keyId, 'delete');
       continue;
     }
     const outcome = applyWrite(items, itemLines, row.keyId, row.item, record.line, options);
     if (outcome === 'skipped') skipped++;
     else if (outcome === 'INVALID_VERSION' || outcome === 'REJECTED_BY_TABLE') rejects.push({ line: record.line, reason: outcome, fields });
     else applied.puts++;
-    if (outcome === 'written') applied.keys.add(row.keyId);
+    if (outcome === 'written') applied.keys.set(row.keyId, 'put');
   }
-  return { rowsRead, rejects, items, itemLines, skipped, applied: { puts: applied.puts, deletes: applied.deletes, keys: applied.keys.size }, ...(header === undefined ? {} : { header }) };
+  return { rowsRead, rejects, items, itemLines, skipped, applied: appliedCounts(applied), ...(header === undefined ? {} : { header }) };
 }
 
 /**
@@ -1042,4 +1043,15 @@ export function canonicalItem(value) {
     else out[name] = (name === 'SS' || name === 'BS') && Array.isArray(member) ? [...member].sort() : canonicalItem(member);
   }
   return out;
+}
+
+/**
+ * The counts of the rows applied: puts, deletes, the keys they name, and those keys whose last row is a
+ * put or a delete.
+ * @param {{ puts: number, deletes: number, keys: Map<string, 'put' | 'delete'> }} applied
+ */
+export function appliedCounts({ puts, deletes, keys }) {
+  let lastPuts = 0;
+  for (const op of keys.values()) if (op === 'put') lastPuts++;
+  return { puts, deletes, keys: keys.size, lastPuts, lastDeletes: keys.size - lastPuts };
 }
