@@ -1,6 +1,6 @@
 /**
- * The job's state machine (Amazon States Language, JSONPath): Plan -> a Distributed Map over the shard
- * list Plan wrote (one Standard child execution per shard, looping ImportSegment until the shard is
+ * The job's state machine (Amazon States Language, JSONPath): Plan (again while it says it is planning)
+ * -> a Distributed Map over the shard list Plan wrote (one Standard child execution per shard, looping ImportSegment until the shard is
  * done) -> Summarize. The tests run this same definition on aws-local-stepfunctions
  * (test/support/local-state-machine.js says what it changes for the emulator, and why).
  *
@@ -46,7 +46,11 @@ function stateMachineDefinition({ plan, segment, summarize, bucket }) {
     Comment: 'An import job: Plan, one child execution per shard (ImportSegment until done), Summarize',
     StartAt: 'Plan',
     States: {
-      Plan: { ...invoke(plan, { 'job.$': '$' }), ResultSelector: { 'plan.$': '$.Payload' }, OutputPath: '$.plan', Next: 'Shards' },
+      Plan: { ...invoke(plan, { 'job.$': '$' }), ResultSelector: { 'plan.$': '$.Payload' }, OutputPath: '$.plan', Next: 'Planned?' },
+      // Plan stops reading a big object before its invocation's time runs out, keeps how far it got in the
+      // output bucket and answers `planning`: it runs again with the job and goes on from there.
+      'Planned?': { Type: 'Choice', Choices: [{ Variable: '$.planning', IsPresent: true, Next: 'PlanOn' }], Default: 'Shards' },
+      PlanOn: { Type: 'Pass', OutputPath: '$.job', Next: 'Plan' },
       Shards: {
         Type: 'Map',
         Label: 'Shards',

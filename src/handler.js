@@ -57,7 +57,7 @@ async function startJob(payload, config, stateMachineArn) {
 /** Step Functions' Plan task: the job's shard list. @param {{ job: Record<string, unknown> }} event @param {import('aws-lambda').Context} [context] */
 export async function plan(event, context) {
   if (context !== undefined) logger.addContext(context);
-  return planStep(event.job, { env: process.env });
+  return planStep(event.job, { env: process.env, context });
 }
 
 /**

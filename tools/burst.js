@@ -139,7 +139,8 @@ async function runLocally(burst, compare) {
       const payload = { ...payloads[0], shards: burst.invocations };
       const config = resolveConfig(payload, process.env);
       const plan = await planJob(config, { s3: servers.s3, dynamodb: servers.dynamodb }, bucketStore(servers.s3, LOCAL_BUCKET));
-      if (plan === undefined) throw new Error('the file is too small to shard');
+      // Planned without a pause: never a PlanPaused.
+      if (plan === undefined || 'planning' in plan) throw new Error('the file is too small to shard');
       payloads = shardPayloads(payload, plan, config.maxWcu);
     }
     log(`Starting ${payloads.length} worker processes at once (their logs: ${path.relative(process.cwd(), logDirectory)}/)...`);

@@ -48,7 +48,13 @@ const LOCAL_WORKERS_AT_ONCE = 4;
  */
 export async function runLocalJob(payload, config, { clients, logger, env, stop }) {
   const store = outputStoreFor(config, clients.s3);
-  const planned = await planStep(payload, { env, objectsAtOnce: LOCAL_WORKERS_AT_ONCE });
+  let planning = await planStep(payload, { env, objectsAtOnce: LOCAL_WORKERS_AT_ONCE });
+  // Plan paused (segmentMs): it goes on, as the state machine runs it again.
+  while ('planning' in planning) {
+    logger.info('job planning', { jobId: planning.jobId, byte: planning.byte, bytes: planning.bytes });
+    planning = await planStep(payload, { env, objectsAtOnce: LOCAL_WORKERS_AT_ONCE });
+  }
+  const planned = planning;
   const items = await readShardList(store, planned.shardList.key);
   if (items.length === 1 && items[0]?.shard === undefined) return undefined;
   /** @type {import('../state/job-status.js').JobPlan} */

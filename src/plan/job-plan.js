@@ -8,7 +8,7 @@ import { isCollection, MAX_SHARDS } from '../config/index.js';
 import { ConfigError } from '../errors.js';
 import { jobIdOf } from '../state/checkpoint.js';
 import { jobIdOfObject, readJobStatus } from '../state/job-status.js';
-import { planKey } from '../state/object-keys.js';
+import { planKey, planProgressKey } from '../state/object-keys.js';
 import { openRawSource } from '../source/open-bytes.js';
 import { sourceFields, sourceWhere } from '../source/source-name.js';
 import { planLineShards, planShards } from './shard-plan.js';
@@ -38,37 +38,63 @@ export function wantsShards(config) {
 }
 
 /**
+ * Plan paused before it was done (the invocation's time): how far it got is in the output store, and the
+ * next invocation of Plan goes on from there.
+ * @typedef {{ planning: true, jobId: string, byte: number, bytes: number }} PlanPaused
+ */
+
+/**
+ * How far a paused plan got, kept between Plan's invocations; a plan asked for with other options, or of
+ * another version of the object, starts anew.
+ * @typedef {object} StoredProgress
+ * @property {ReturnType<typeof planOptionsOf>} options
+ * @property {string} etag   the object's version (a job over many: their listing's)
+ * @property {number} [object]  a job over many objects: the object being cut, by its place in the listing
+ * @property {ShardRange[]} [shards]  a job over many objects: the shards of the objects before it
+ * @property {string[]} [notes]  a job over many objects: what their planning said
+ * @property {CutProgress} [cut]  the object being cut: where its scan goes on
+ */
+
+/**
+ * @typedef {import('./shard-plan.js').PlanProgress & { format: import('../config/index.js').Format }} CutProgress
+ */
+
+/**
  * The job's plan: the one in the bucket if a run of this object version (or these objects) made one, else
  * a new one. Undefined when a single file is small enough for one shard (bytesPerShard) or compressed,
- * and no plan exists.
+ * and no plan exists. Cutting reads the object up to its last cut: when `pause` says the invocation's time
+ * is up, Plan keeps how far it got and answers PlanPaused, and the next Plan goes on from there.
  * @param {Readonly<ImportConfig>} config
  * @param {Pick<import('../clients.js').Clients, 's3' | 'dynamodb'>} clients  dynamodb: the table's keys, which cuts are placed by
  * @param {import('../state/output-store.js').OutputStore} store
- * @returns {Promise<JobPlan | undefined>}
+ * @param {{ pause?: () => boolean }} [options]
+ * @returns {Promise<JobPlan | PlanPaused | undefined>}
  */
-export async function planJob(config, clients, store) {
+export async function planJob(config, clients, store, { pause = () => false } = {}) {
   const { s3 } = clients;
   const keysOf = onceTableKeys(clients.dynamodb, config);
-  if (isCollection(config)) return planCollection(config, s3, store, keysOf);
+  if (isCollection(config)) return planCollection(config, s3, store, keysOf, pause);
   const where = sourceWhere(config);
-  const source = await openRawSource(s3, config, { etag: config.etag });
-  const jobId = jobIdOf(config, source.etag);
+  const head = await openRawSource(s3, config, { etag: config.etag });
+  head.body.destroy();
+  const jobId = jobIdOf(config, head.etag);
   const existing = await planToKeep(config, store, jobId);
-  const { wanted, capped } = shardCountFor(config, source.contentLength);
-  if (existing !== undefined || wanted <= 1) {
-    source.body.destroy();
-    return existing;
-  }
+  const { wanted, capped } = shardCountFor(config, head.contentLength);
+  if (existing !== undefined || wanted <= 1) return existing;
+  const progress = await progressToKeep(config, store, jobId, head.etag);
+  const source = await openRawSource(s3, config, { start: progress?.cut?.byte ?? 0, etag: head.etag });
+  const reopen = async (/** @type {number} */ byte) => (await openRawSource(s3, config, { start: byte, etag: head.etag })).body;
   // A compressed file cannot be cut: the job runs as one import, whose summary says so.
-  const cut = await cutObject(source.body, { config, key: config.key ?? config.file ?? '', bytes: source.contentLength, shards: wanted, where, etag: source.etag, keysOf, reopen: async (byte) => (await openRawSource(s3, config, { start: byte, etag: source.etag })).body });
+  const cut = await cutObject(source.body, { config, key: config.key ?? config.file ?? '', bytes: head.contentLength, shards: wanted, where, etag: head.etag, keysOf, reopen, resume: progress?.cut, pause });
   if (cut === undefined) return undefined;
+  if ('paused' in cut) return pausePlan(store, config, jobId, { options: planOptionsOf(config), etag: head.etag, cut: cut.paused }, head.contentLength);
   const note = [capped, cut.note].filter((part) => part !== undefined).join('; ');
   /** @type {JobPlan} */
   const plan = {
     jobId,
     ...sourceFields(config),
-    etag: source.etag,
-    bytes: source.contentLength,
+    etag: head.etag,
+    bytes: head.contentLength,
     header: cut.header ?? [],
     encoding: cut.encoding,
     ...(cut.format === 'csv' ? {} : { format: cut.format }),
@@ -93,29 +119,61 @@ async function planToKeep(config, store, jobId) {
 }
 
 /**
+ * How far an earlier invocation's plan of this job got, if it was of these options and this version.
+ * @param {Readonly<ImportConfig>} config @param {import('../state/output-store.js').OutputStore} store @param {string} jobId @param {string} etag
+ * @returns {Promise<StoredProgress | undefined>}
+ */
+async function progressToKeep(config, store, jobId, etag) {
+  /** @type {StoredProgress | undefined} */
+  const progress = await store.getJson(planProgressKey(config.statusPrefix, jobId));
+  if (progress === undefined || progress.etag !== etag || JSON.stringify(progress.options) !== JSON.stringify(planOptionsOf(config))) return undefined;
+  return progress;
+}
+
+/**
+ * Keeps how far the plan got, for the next invocation of Plan.
+ * @param {import('../state/output-store.js').OutputStore} store @param {Readonly<ImportConfig>} config @param {string} jobId
+ * @param {StoredProgress} progress @param {number} bytes  of the object being cut (of all, in a job over many)
+ * @returns {Promise<PlanPaused>}
+ */
+async function pausePlan(store, config, jobId, progress, bytes) {
+  await store.putJson(planProgressKey(config.statusPrefix, jobId), progress);
+  return { planning: true, jobId, byte: progress.cut?.byte ?? 0, bytes };
+}
+
+/**
  * Cuts one object into ranges on record boundaries: a CSV object after its header (checked here, as a
  * segment checks it: a file of a header and no rows has no shard to do so), a JSON one after any LF;
  * then each cut moved past the run of one key it would split (key-runs.js). Undefined for a compressed
- * object, which cannot be entered mid-way.
- * @param {import('node:stream').Readable} raw  the object as stored, from byte 0
+ * object, which cannot be entered mid-way; `paused` when `pause` said so before the last cut.
+ * @param {import('node:stream').Readable} raw  the object as stored, from byte 0 (from resume.byte when resuming)
  * @param {{ config: Readonly<ImportConfig>, key: string, bytes: number, shards: number, where: string, etag: string,
- *   keysOf: () => Promise<import('../write/table-check.js').TableKeys>, reopen: (byte: number) => Promise<import('node:stream').Readable> }} options
+ *   keysOf: () => Promise<import('../write/table-check.js').TableKeys>, reopen: (byte: number) => Promise<import('node:stream').Readable>,
+ *   resume?: CutProgress, pause: () => boolean }} options
  *   reopen: the object as stored from a byte to its end
- * @returns {Promise<{ format: import('../config/index.js').Format, shards: ShardRange[], header?: string[], encoding?: import('../records/csv/text-encoding.js').Encoding, note?: string } | undefined>}
+ * @returns {Promise<{ format: import('../config/index.js').Format, shards: ShardRange[], header?: string[], encoding?: import('../records/csv/text-encoding.js').Encoding, note?: string } | { paused: CutProgress } | undefined>}
  */
-async function cutObject(raw, { config, key, bytes, shards, where, etag, keysOf, reopen }) {
-  const { first, body } = await peek(raw, 4);
-  if (compressionOf(first) !== undefined) {
-    body.destroy();
-    return undefined;
+async function cutObject(raw, { config, key, bytes, shards, where, etag, keysOf, reopen, resume, pause }) {
+  let body = raw;
+  let format = resume?.format;
+  if (format === undefined) {
+    const peeked = await peek(raw, 4);
+    body = peeked.body;
+    if (compressionOf(peeked.first) !== undefined) {
+      body.destroy();
+      return undefined;
+    }
+    format = decideFormat(config.format, key, peeked.first);
   }
-  const format = decideFormat(config.format, key, first);
   /** @type {{ shards: ShardRange[], note?: string, header?: string[], encoding?: import('../records/csv/text-encoding.js').Encoding }} */
   let planned;
   if (format !== 'csv' && !config.fromRejects) {
-    planned = { ...(await planLineShards(body, { bytes, shards, where })), header: [], encoding: undefined };
+    const lines = await planLineShards(body, { bytes, shards, where, resume, pause });
+    if ('paused' in lines) return { paused: { ...lines.paused, header: [], encoding: 'utf-8', format } };
+    planned = { ...lines, header: [], encoding: undefined };
   } else {
-    const csv = await planShards(body, { bytes, shards, delimiter: config.delimiter, encoding: config.encoding, where });
+    const csv = await planShards(body, { bytes, shards, delimiter: config.delimiter, encoding: config.encoding, where, resume, pause });
+    if ('paused' in csv) return { paused: { ...csv.paused, format } };
     // A rejects file's shards carry its source's header, as its segments read it (records/rejects-file.js).
     const header = config.fromRejects ? sourceHeaderOf(csv.header.map((name) => name.trim()), where) : csv.header;
     if (format === 'csv') shapeHeader(header, config);
@@ -158,17 +216,21 @@ function onceTableKeys(dynamodb, config) {
  * @param {import('@aws-sdk/client-s3').S3Client} s3
  * @param {import('../state/output-store.js').OutputStore} store
  * @param {() => Promise<import('../write/table-check.js').TableKeys>} keysOf
- * @returns {Promise<JobPlan>}
+ * @param {() => boolean} pause
+ * @returns {Promise<JobPlan | PlanPaused>}
  */
-async function planCollection(config, s3, store, keysOf) {
+async function planCollection(config, s3, store, keysOf, pause) {
   const found = await objectsOfJob(s3, config);
   const jobId = jobIdOf(config, found.version);
   const existing = await planToKeep(config, store, jobId);
   if (existing !== undefined) return existing;
+  const progress = await progressToKeep(config, store, jobId, found.version);
   /** @type {ShardRange[]} */
-  const shards = [];
-  const notes = [...found.notes];
-  for (const object of found.objects) {
+  const shards = progress?.shards ?? [];
+  const notes = progress?.notes ?? [...found.notes];
+  const total = found.objects.reduce((sum, object) => sum + object.bytes, 0);
+  for (let at = progress?.object ?? 0; at < found.objects.length; at++) {
+    const object = found.objects[at];
     const wanted = config.bytesPerShard === undefined ? 1 : Math.ceil(object.bytes / config.bytesPerShard);
     // An export's data files are DynamoDB JSON, whatever their names say and however little they hold.
     const whole = { key: object.key, etag: object.etag, start: 0, end: object.bytes, line: 0, ...(found.export !== undefined && config.format === 'auto' ? { format: /** @type {const} */ ('dynamodb-json') } : {}) };
@@ -176,10 +238,14 @@ async function planCollection(config, s3, store, keysOf) {
       shards.push({ index: shards.length, ...whole });
       continue;
     }
+    const resume = progress?.object === at ? progress.cut : undefined;
+    // An object to cut is begun only with time to read some of it; else the next Plan begins it.
+    if (resume === undefined && pause()) return pausePlan(store, config, jobId, { options: planOptionsOf(config), etag: found.version, object: at, shards, notes }, total);
     const ofObject = { ...config, key: object.key, versionId: undefined };
-    const source = await openRawSource(s3, ofObject, { etag: object.etag });
+    const source = await openRawSource(s3, ofObject, { start: resume?.byte ?? 0, etag: object.etag });
     const reopen = async (/** @type {number} */ byte) => (await openRawSource(s3, ofObject, { start: byte, etag: object.etag })).body;
-    const cut = await cutObject(source.body, { config: ofObject, key: object.key, bytes: object.bytes, shards: wanted, where: sourceWhere(ofObject), etag: object.etag, keysOf, reopen });
+    const cut = await cutObject(source.body, { config: ofObject, key: object.key, bytes: object.bytes, shards: wanted, where: sourceWhere(ofObject), etag: object.etag, keysOf, reopen, resume, pause });
+    if (cut !== undefined && 'paused' in cut) return pausePlan(store, config, jobId, { options: planOptionsOf(config), etag: found.version, object: at, shards, notes, cut: cut.paused }, total);
     if (cut === undefined) {
       shards.push({ index: shards.length, ...whole });
       continue;
@@ -198,7 +264,7 @@ async function planCollection(config, s3, store, keysOf) {
     jobId,
     ...sourceFields(config),
     etag: found.version,
-    bytes: found.objects.reduce((sum, object) => sum + object.bytes, 0),
+    bytes: total,
     header: [],
     objects: found.objects.length,
     ...(found.export === undefined ? {} : { export: found.export }),

@@ -4,7 +4,7 @@
  * where each range stops. Made once, by the first segment of a job (or shard); its continuations carry
  * the ranges on in their checkpoints.
  */
-import { planLineShards, planRecordRanges, planShards } from './shard-plan.js';
+import { planLineShards, planRecordRanges, planShards, unpaused } from './shard-plan.js';
 
 /**
  * A range as a checkpoint carries it; the reader moves it on in place as it reads.
@@ -35,11 +35,11 @@ import { planLineShards, planRecordRanges, planShards } from './shard-plan.js';
 export async function planSpread(body, { format, from, line, end, ranges, delimiter, encoding, header, where }) {
   const toSpread = (/** @type {Array<{ start: number, end: number, line: number }>} */ cuts) => cuts.filter((cut) => cut.end > cut.start).map((cut) => ({ byte: cut.start, end: cut.end, line: cut.line, stop: undefined }));
   if (format !== 'csv') {
-    const plan = await planLineShards(body, { bytes: end, shards: ranges, where, from, line });
+    const plan = unpaused(await planLineShards(body, { bytes: end, shards: ranges, where, from, line }));
     return { header: [], encoding: 'utf-8', ranges: toSpread(plan.shards) };
   }
   if (header === undefined) {
-    const plan = await planShards(body, { bytes: end, shards: ranges, delimiter, encoding, where });
+    const plan = unpaused(await planShards(body, { bytes: end, shards: ranges, delimiter, encoding, where }));
     return { header: plan.header, encoding: plan.encoding, ranges: toSpread(plan.shards) };
   }
   const decided = /** @type {import('../records/csv/text-encoding.js').Encoding} */ (encoding === 'auto' ? 'utf-8' : encoding);

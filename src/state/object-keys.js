@@ -17,6 +17,9 @@ export const fourDigits = (n) => String(n).padStart(4, '0');
 /** @param {string} prefix @param {string} jobId */
 export const planKey = (prefix, jobId) => `${prefix}${jobId}/plan.json`;
 
+/** How far a plan that paused got (Plan's progress between invocations). @param {string} prefix @param {string} jobId */
+export const planProgressKey = (prefix, jobId) => `${prefix}${jobId}/plan-progress.json`;
+
 /** The job's shard list, one shard's payload a line: a Distributed Map reads it. @param {string} prefix @param {string} jobId */
 export const shardListKey = (prefix, jobId) => `${prefix}${jobId}/shards.jsonl`;
 

@@ -222,7 +222,7 @@ describe('sls package, in each mode', () => {
     expect(machine.StateMachineType).toBe('STANDARD');
     expect(machine.RoleArn).toEqual({ 'Fn::GetAtt': ['JobStateMachineRole', 'Arn'] });
     const definition = definitionOf(machine);
-    expect(Object.keys(definition.States)).toEqual(['Plan', 'Shards', 'Summarize']);
+    expect(Object.keys(definition.States)).toEqual(['Plan', 'Planned?', 'PlanOn', 'Shards', 'Summarize']);
     const map = definition.States.Shards;
     expect(map.ItemReader).toMatchObject({ Resource: 'arn:aws:states:::s3:getObject', ReaderConfig: { InputType: 'JSONL' }, Parameters: { Bucket: 'csv-import-dev-us-east-1-source' } });
     expect(map.ResultWriter).toMatchObject({ Resource: 'arn:aws:states:::s3:putObject', Parameters: { Bucket: 'csv-import-dev-us-east-1-source' } });

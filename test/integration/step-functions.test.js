@@ -89,6 +89,33 @@ describe('a job on the state machine', () => {
     expect(await readJson(`_imports/${summary.jobId}/summary.json`)).toMatchObject({ rowsRead: rows, written: rows, balanced: true });
   });
 
+  it('plans a big object over many invocations of Plan, each stopping when its time is up, to the plan one invocation makes (issue 47, 3)', async () => {
+    const table = await createTable(dynamodb);
+    const rows = 40_000;
+    await upload(s3, 'sfn/plan-loop.csv', peopleCsv(rows));
+    const { steps } = stepsWith();
+    // Each Plan invocation is left no time past timeMarginMs: it reads one chunk past its last boundary, keeps how far it got, and answers planning.
+    let plans = 0;
+    const env = process.env;
+    steps.plan = (/** @type {any} */ event) => {
+      plans++;
+      return planStep(event.job, { env, context: { getRemainingTimeInMillis: () => 60_000, invokedFunctionArn: 'local' } });
+    };
+    const machine = createLocalStateMachine({ s3, bucket: TEST_BUCKET, steps });
+    const job = { bucket: TEST_BUCKET, key: 'sfn/plan-loop.csv', table, shards: 4 };
+    const summary = /** @type {any} */ (await machine.run(job));
+    expect(summary).toMatchObject({ state: 'done', shards: 4, rowsRead: rows, written: rows, balanced: true });
+    expect(await countItems(dynamodb, table)).toBe(rows);
+    expect(plans).toBeGreaterThan(3);
+    // The same shards as one invocation's plan of the object.
+    const looped = await readJson(`_imports/${summary.jobId}/plan.json`);
+    await upload(s3, 'sfn/plan-once.csv', peopleCsv(rows));
+    const once = await planStep({ ...job, key: 'sfn/plan-once.csv' }, { env });
+    expect('planning' in once).toBe(false);
+    const oncePlan = await readJson(`_imports/${once.jobId}/plan.json`);
+    expect(looped.shards.map((/** @type {any} */ shard) => [shard.start, shard.end, shard.line])).toEqual(oncePlan.shards.map((/** @type {any} */ shard) => [shard.start, shard.end, shard.line]));
+  });
+
   it('fails the job with the shard that fails for good, and a redrive runs only that shard to the end', async () => {
     const table = await createTable(dynamodb);
     // Enough rows that each shard takes several segments of 100 ms on any machine (dynalite takes some

@@ -44,7 +44,10 @@ export function localDefinition(definition, mapName = 'Shards') {
   map.ItemProcessor.States.LocalChildFailed = { Type: 'Pass', Parameters: { localFailed: true, 'state.$': '$', 'Error.$': '$.localError.Error', 'Cause.$': '$.localError.Cause' }, End: true };
   local.States.ReadShardList = { Type: 'Task', Resource: 'arn:aws:lambda:us-east-1:000000000000:function:read-shard-list', Parameters: { reader: ItemReader, 'input.$': '$' }, ResultPath: '$.localItems', Next: mapName };
   local.States.WriteResults = { Type: 'Task', Resource: 'arn:aws:lambda:us-east-1:000000000000:function:write-results', Parameters: { writer: ResultWriter, toleratedPath: ToleratedFailurePercentagePath, 'state.$': '$' }, ResultPath, Next };
-  for (const state of Object.values(local.States)) if (/** @type {any} */ (state).Next === mapName && state !== local.States.ReadShardList) /** @type {any} */ (state).Next = 'ReadShardList';
+  for (const state of Object.values(local.States)) {
+    if (/** @type {any} */ (state).Next === mapName && state !== local.States.ReadShardList) /** @type {any} */ (state).Next = 'ReadShardList';
+    if (/** @type {any} */ (state).Default === mapName) /** @type {any} */ (state).Default = 'ReadShardList';
+  }
   return local;
 }
 

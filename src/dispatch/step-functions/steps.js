@@ -30,20 +30,34 @@ import { bucketStore, outputStoreFor } from '../../state/output-store.js';
  */
 
 /**
- * Plan: the job's shards (one for an object that is not cut), each a payload with its range and its
- * share of maxWcu, written as a JSON Lines object for the Map's ItemReader.
- * @param {Record<string, unknown>} job  the job's payload
- * @param {{ env: Record<string, string | undefined>, objectsAtOnce?: number }} deps
- *   objectsAtOnce: shards of a job over many objects that run at once when shardConcurrency does not say (default: all)
- * @returns {Promise<PlannedJob>}
+ * What Plan answers when its invocation's time ran out before the last cut: the state machine runs Plan
+ * again with the job, and it goes on from the progress it kept in the output store.
+ * @typedef {{ planning: true, jobId: string, job: Record<string, unknown>, byte: number, bytes: number }} PlanningJob
  */
-export async function planStep(job, { env, objectsAtOnce }) {
+
+/**
+ * Plan: the job's shards (one for an object that is not cut), each a payload with its range and its
+ * share of maxWcu, written as a JSON Lines object for the Map's ItemReader. Cutting a big object reads
+ * it up to its last cut: past segmentMs, or when the invocation's time falls to timeMarginMs, Plan keeps
+ * how far it got and answers PlanningJob, and the next Plan goes on (as segments do).
+ * @param {Record<string, unknown>} job  the job's payload
+ * @param {{ env: Record<string, string | undefined>, objectsAtOnce?: number, context?: import('../../segment/run-segment.js').InvocationContext }} deps
+ *   objectsAtOnce: shards of a job over many objects that run at once when shardConcurrency does not say (default: all)
+ * @returns {Promise<PlannedJob | PlanningJob>}
+ */
+export async function planStep(job, { env, objectsAtOnce, context }) {
   const config = notDryRun(resolveConfig(job, env));
   const clients = clientsFor(config);
   const store = outputStoreFor(config, clients.s3);
+  const now = performance.now();
+  const remaining = context?.getRemainingTimeInMillis?.();
+  const stopBy = Math.min(config.segmentMs === undefined ? Infinity : now + config.segmentMs, remaining === undefined ? Infinity : now + remaining - config.timeMarginMs);
+  const pause = () => performance.now() > stopBy;
   // A payload that resumes (a checkpoint) or runs one shard is one item as it is, as is an object too
   // small to cut or compressed (no plan). The job id is the one its execution was named by.
-  const plan = wantsShards(config) ? await planJob(config, clients, store) : undefined;
+  const planned = wantsShards(config) ? await planJob(config, clients, store, { pause }) : undefined;
+  if (planned !== undefined && 'planning' in planned) return { ...planned, job };
+  const plan = planned;
   const jobId = plan?.jobId ?? config.checkpoint?.jobId ?? config.shard?.jobId ?? (await jobIdOfJob(config, clients.s3));
   const count = plan?.shards.length ?? 1;
   const atOnce = config.shardConcurrency ?? (plan?.objects !== undefined ? (objectsAtOnce ?? count) : count);

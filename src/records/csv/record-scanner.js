@@ -17,15 +17,18 @@ import { createRecordSplitter } from './record-splitter.js';
  * @param {object} options
  * @param {string} options.delimiter
  * @param {import('./text-encoding.js').EncodingOption} [options.encoding]
+ * @param {boolean} [options.atFileStart]  false: the bytes start at a record boundary further on (a plan
+ *   going on from its progress), in the encoding decided at the file's start; boundaries count from there
  * @param {(boundary: Boundary) => boolean | void} options.onBoundary  called at each boundary in order;
  *   return true to stop being called (the scan still counts lines)
  */
-export function createRecordScanner({ delimiter, encoding = 'auto', onBoundary }) {
+export function createRecordScanner({ delimiter, encoding = 'auto', atFileStart = true, onBoundary }) {
   let listening = true;
   const splitter = createRecordSplitter({
     delimiter,
     // The planner decides the encoding from the file's start as the first segment would.
     encoding,
+    atFileStart,
     onBoundary(boundary) {
       if (listening && onBoundary(boundary) === true) listening = false;
     },

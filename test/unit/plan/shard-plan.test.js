@@ -8,7 +8,10 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createRecordParser } from '../../../src/records/csv/csv-records.js';
 import { createRecordScanner } from '../../../src/records/csv/record-scanner.js';
-import { planShards } from '../../../src/plan/shard-plan.js';
+import { planLineShards, planShards as planOrPause, unpaused } from '../../../src/plan/shard-plan.js';
+
+/** The planner asked without pause: a whole plan. @param {Parameters<typeof planOrPause>} args */
+const planShards = async (...args) => unpaused(await planOrPause(...args));
 
 /** @type {Record<string, { options?: { delimiter?: string } }>} */
 const corpus = JSON.parse(readFileSync(new URL('../../fixtures/expected.json', import.meta.url), 'utf8'));
@@ -119,6 +122,55 @@ describe('shard planner', () => {
       const sizes = plan.shards.map((range) => range.end - range.start);
       expect(Math.max(...sizes) - Math.min(...sizes)).toBeLessThan(200);
     }
+  });
+
+  it('pauses after any chunk and goes on from its progress to the same plan, read no further than its last cut (issue 47)', async () => {
+    const bytes = trickyCsv(3_000);
+    for (const [chunkSize, shards] of [[13, 8], [4096, 3], [700, 40]]) {
+      const whole = await planShards(body(bytes, chunkSize), { bytes: bytes.length, shards, delimiter: ',', where: 'test' });
+      /** @type {import('../../../src/plan/shard-plan.js').PlanProgress | undefined} */
+      let resume;
+      let invocations = 0;
+      let lastByteRead = 0;
+      for (;;) {
+        invocations++;
+        const from = resume?.byte ?? 0;
+        const counted = (async function* () {
+          let offset = from;
+          for (const chunk of chunksOf(bytes.subarray(from), chunkSize)) {
+            offset += chunk.length;
+            lastByteRead = Math.max(lastByteRead, offset);
+            yield chunk;
+          }
+        })();
+        const result = await planOrPause(counted, { bytes: bytes.length, shards, delimiter: ',', where: 'test', resume, pause: () => true });
+        if (!('paused' in result)) {
+          expect(result).toEqual(whole);
+          break;
+        }
+        expect(result.paused.byte).toBeGreaterThan(from);
+        resume = /** @type {any} */ (JSON.parse(JSON.stringify(result.paused)));
+      }
+      // A pause after every chunk: about one invocation a chunk up to the last cut, and not past it.
+      expect(invocations).toBeGreaterThan(2);
+      expect(lastByteRead).toBeLessThan(/** @type {number} */ (whole.shards.at(-1)?.start) + 2 * chunkSize + 1_000);
+    }
+  });
+
+  it('JSON Lines: pauses and goes on to the same cuts', async () => {
+    const lines = Buffer.from(Array.from({ length: 2_000 }, (_, i) => `{"id":"k${i}","n":${i}}\n`).join(''));
+    const whole = unpaused(await planLineShards(body(lines, 100), { bytes: lines.length, shards: 7, where: 'test' }));
+    /** @type {any} */
+    let resume;
+    for (;;) {
+      const result = await planLineShards(body(lines.subarray(resume?.byte ?? 0), 100), { bytes: lines.length, shards: 7, where: 'test', resume, pause: () => true });
+      if (!('paused' in result)) {
+        expect(result).toEqual(whole);
+        break;
+      }
+      resume = JSON.parse(JSON.stringify(result.paused));
+    }
+    expect(whole.shards).toHaveLength(7);
   });
 
   it('gives fewer shards than asked when the file has fewer records, and says so', async () => {
