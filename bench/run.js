@@ -7,7 +7,7 @@
  *
  *   npm run bench                      the full set (about 15 minutes on the 2-core machine)
  *   npm run bench -- --quick           smaller files, one run each: a smoke test of the bench itself
- *   npm run bench -- --only seed,growth  some sections: client, capacity, seed, growth, shards, modes, memory, dry, generator, e2e
+ *   npm run bench -- --only seed,growth  some sections: client, capacity, seed, growth, shards, modes, plan, memory, dry, generator, e2e
  *   npm run bench -- --only client --baseline COMMIT   the client's CPU beside another build
  */
 import { S3Client } from '@aws-sdk/client-s3';
@@ -24,8 +24,9 @@ import { renderChart, renderScenarioChart } from './chart.js';
 import { IP_RANGE_IMPORT, IP_RANGE_TABLE, ipRangesCsv } from './ip-ranges.js';
 import { baselineWorker, BUCKET, fmt, generatorRun, importAgainst, inTurn, median, node22, parserFloorRun, root, runWorker } from './runner.js';
 import { hashKey, idealImport } from './table-model.js';
+import { planLargeObject } from './plan-bench.js';
 
-const SECTIONS = ['client', 'capacity', 'seed', 'growth', 'shards', 'modes', 'memory', 'dry', 'generator', 'e2e'];
+const SECTIONS = ['client', 'capacity', 'seed', 'growth', 'shards', 'modes', 'plan', 'memory', 'dry', 'generator', 'e2e'];
 const { values: flags } = parseArgs({ options: { quick: { type: 'boolean', default: false }, only: { type: 'string' }, baseline: { type: 'string' } } });
 const quick = flags.quick ?? false;
 const only = new Set((flags.only ?? SECTIONS.join(',')).split(',').map((name) => name.trim()));
@@ -115,6 +116,7 @@ async function main() {
     if (only.has('growth')) await growthSection(await ipRanges(scale(300_000), 'slash8', true), env, how);
     if (only.has('shards')) await shardsSection(await people('random-100k.csv', scale(100_000)), env, how);
     if (only.has('modes')) await modesSection(await people('random-100k.csv', scale(100_000)), env, how);
+    if (only.has('plan')) await planSection();
     if (only.has('memory') || only.has('dry')) {
       const small = await people('random-100k.csv', scale(100_000));
       const large = await people('random-3m.csv', scale(3_000_000));
@@ -405,6 +407,30 @@ async function shardsSection(data, env, how) {
   );
   writeFileSync(path.join(out, 'shards.svg'), await renderScenarioChart(run, `${shards} shards, ${atOnce} at once, sharing maxWcu ${fmt(cap)} on a 20,000 WCU table`));
   results.shards = strip(run);
+}
+
+/**
+ * Plan of a large object over invocations of a time budget (bench/plan-bench.js): the bytes read (to the
+ * last cut), the scan rate, the invocations, the longest one against its budget; and from the rate, the
+ * object one 900 s invocation (less the 60 s margin) could plan before Plan had to go on in the next.
+ */
+async function planSection() {
+  const GB = 1e9;
+  const budgetMs = 2_000;
+  const cases = quick ? [{ bytes: 0.064 * GB, shards: 8 }, { bytes: 0.25 * GB, shards: 2 }] : [{ bytes: 1 * GB, shards: 8 }, { bytes: 4 * GB, shards: 64 }, { bytes: 4 * GB, shards: 2 }];
+  /** @type {Array<Awaited<ReturnType<typeof planLargeObject>>>} */
+  const runs = [];
+  for (const { bytes, shards } of cases) {
+    const run = await planLargeObject({ bytes, shards, budgetMs });
+    runs.push(run);
+    record(
+      `Plan of a ${(bytes / GB).toFixed(2)} GB CSV into ${shards} shards, ${budgetMs / 1000} s an invocation`,
+      `${run.invocations} invocations, the longest ${(run.longestMs / 1000).toFixed(2)} s; ${(run.read / GB).toFixed(2)} GB read (last cut at ${(run.lastCut / GB).toFixed(2)} GB), ${run.mbPerSecond.toFixed(0)} MB/s; ${fmt(Math.round((run.mbPerSecond * 840) / 1000))} GB an 840 s invocation`,
+      'every invocation within its budget + 1 s; read no further than the last cut + 2 chunks',
+      run.longestMs <= budgetMs + 1_000 && run.read <= run.lastCut + run.invocations * (1 << 21) + 1e6,
+    );
+  }
+  results.plan = runs;
 }
 
 /** The write modes as the bench runs them: the people file's balance (N) is newer's version. */
