@@ -607,9 +607,7 @@ function headerProblem(names, settings) {
     if (seen.has(names[i])) return `header names column "${names[i]}" twice`;
     seen.add(names[i]);
   }
-  if (settings.generateKey && seen.has(settings.keyColumn)) return `generateKey, but the header has a "${settings.keyColumn}" column`;
   const filled = settings.ttl?.after === undefined ? undefined : settings.ttl.column;
-  if (filled !== undefined && seen.has(filled)) return 'the header has the TTL column the import fills';
   const added = [...(settings.generateKey ? [settings.keyColumn] : []), ...(filled === undefined ? [] : [filled])];
   if (settings.nest && nestTrouble([...names, ...added]) !== undefined) return `names that cannot be nested (${nestTrouble([...names, ...added])})`;
   return undefined;
@@ -631,12 +629,16 @@ export function optionColumnProblem(header, names, settings, options) {
   for (const name of settings.drop) if (!inFile.has(name)) return `drop names "${name}", not in the header`;
   for (const name of settings.rename.keys()) if (!inFile.has(name)) return `rename names "${name}", not in the header`;
   if (!settings.generateKey && !seen.has(settings.keyColumn)) return `no key column "${settings.keyColumn}"`;
+  // The options' own mistakes against the header, as the key column's: generateKey over a key column the
+  // file has, a TTL column to fill that the file has.
+  if (settings.generateKey && seen.has(settings.keyColumn)) return `generateKey, but the header has a "${settings.keyColumn}" column`;
   if (settings.sortKeyColumn !== undefined && !seen.has(settings.sortKeyColumn)) return `no sort key column "${settings.sortKeyColumn}"`;
   const filled = settings.ttl?.after === undefined ? undefined : settings.ttl.column;
   for (const column of settings.columnTypes.keys()) {
     if (!seen.has(column) && !(settings.generateKey && column === settings.keyColumn) && column !== filled) return `columnTypes names "${column}", not in the header`;
   }
   if (settings.ttl !== undefined && filled === undefined && !seen.has(settings.ttl.column)) return 'no TTL column';
+  if (filled !== undefined && seen.has(filled)) return 'the header has the TTL column the import fills';
   if (options.versionColumn !== undefined && !seen.has(options.versionColumn)) return `versionColumn names "${options.versionColumn}", not in the header`;
   return undefined;
 }
