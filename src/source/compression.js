@@ -12,6 +12,7 @@
 import { Decompress } from 'fzstd';
 import { createGunzip } from 'node:zlib';
 import { Readable, Transform } from 'node:stream';
+import { createFrameWalker } from './zstd-frames.js';
 import { SourceError } from '../errors.js';
 
 /** @typedef {'gzip' | 'zstd'} Compression */
@@ -80,8 +81,15 @@ export async function decompressed(body, { skip, where = 'the file' }) {
   const peeked = await peek(body, 4);
   const compression = compressionOf(peeked.first);
   if (compression === undefined) return { compression, body: peeked.body };
-  const inflate = compression === 'gzip' ? createGunzip() : zstdStream(where);
-  forward(peeked.body, inflate);
+  /** @type {Readable} */
+  let inflate;
+  if (compression === 'gzip') {
+    const gunzip = createGunzip();
+    forward(peeked.body, gunzip);
+    inflate = gunzip;
+  } else {
+    inflate = zstdReadable(peeked.body, where);
+  }
   if (skip === 0) return { compression, body: inflate };
   const dropper = dropFirst(skip);
   forward(inflate, dropper);
@@ -89,38 +97,83 @@ export async function decompressed(body, { skip, where = 'the file' }) {
 }
 
 /**
- * fzstd's streaming decompressor as a Transform: every frame of the stream (a file may hold several, one after another).
+ * The compressed bytes fed to fzstd a slice at a time, and a slice only when the reader wants more: a
+ * slice's blocks (at most 128 KB each) are what is ever held beyond the reader's buffer, however far the
+ * stream expands. Each frame's window is checked before fzstd sees it (zstd-frames.js), and a stream
+ * that expands past MAX_RATIO times its compressed bytes is refused.
+ * @param {Readable} source  the compressed bytes
  * @param {string} where
+ * @returns {Readable}
  */
-function zstdStream(where) {
-  /** @type {Transform} */
-  let stream;
-  const decompress = new Decompress((chunk) => {
+function zstdReadable(source, where) {
+  const input = source[Symbol.asyncIterator]();
+  const frames = createFrameWalker();
+  /** @type {Buffer} */
+  let chunk = Buffer.alloc(0);
+  let at = 0;
+  let compressedBytes = 0;
+  let decompressedBytes = 0;
+  /** @type {Readable} */
+  let out;
+  const decompress = new Decompress((data) => {
+    decompressedBytes += data.length;
     // fzstd may reuse its window's memory for the next block: the bytes are copied before they are handed on.
-    stream.push(Buffer.from(chunk));
+    out.push(Buffer.from(data));
   });
   /** @param {unknown} error */
-  const failed = (error) => new SourceError(`${where} starts as zstd but cannot be decompressed (${error instanceof Error ? error.message : String(error)}): it is damaged or cut short; upload it again`, error);
-  stream = new Transform({
-    transform(chunk, _encoding, done) {
+  const damaged = (error) => new SourceError(`${where} starts as zstd but cannot be decompressed (${error instanceof Error ? error.message : String(error)}): it is damaged or cut short; upload it again`, error);
+  out = new Readable({
+    async read() {
       try {
-        decompress.push(chunk);
-        done();
+        // Slices until one gives the reader bytes (a slice of a block's middle gives none) or the stream ends.
+        for (;;) {
+          if (at === chunk.length) {
+            const next = await input.next();
+            if (next.done) {
+              decompress.push(new Uint8Array(0), true);
+              out.push(null);
+              return;
+            }
+            chunk = next.value;
+            at = 0;
+          }
+          const slice = chunk.subarray(at, at + ZSTD_SLICE_BYTES);
+          at += slice.length;
+          compressedBytes += slice.length;
+          const refusal = frames.take(slice);
+          if (refusal !== undefined) throw new SourceError(`${where} cannot be read: ${refusal.error} (zstd's own default limit); recompress it without --long past 27 or --ultra, or as gzip`);
+          const before = decompressedBytes;
+          try {
+            decompress.push(slice);
+          } catch (error) {
+            throw damaged(error);
+          }
+          if (decompressedBytes > MAX_RATIO * compressedBytes + RATIO_ALLOWANCE_BYTES) {
+            throw new SourceError(`${where} expands more than ${MAX_RATIO.toLocaleString('en-US')} times (${compressedBytes.toLocaleString('en-US')} bytes into ${decompressedBytes.toLocaleString('en-US')} so far): no CSV or JSON file compresses so, it is a decompression bomb or damaged; upload the file as it was written`);
+          }
+          if (decompressedBytes > before) return;
+        }
       } catch (error) {
-        done(failed(error));
+        out.destroy(/** @type {Error} */ (error));
       }
     },
-    flush(done) {
-      try {
-        decompress.push(new Uint8Array(0), true);
-        done();
-      } catch (error) {
-        done(failed(error));
-      }
+    destroy(error, done) {
+      source.destroy();
+      done(error);
     },
   });
-  return stream;
+  return out;
 }
+
+/** Compressed bytes fed to fzstd at a time: a slice's worst case is some 340 blocks of 128 KB (all RLE). */
+const ZSTD_SLICE_BYTES = 1024;
+
+/**
+ * How far a zstd stream may expand, past its first RATIO_ALLOWANCE_BYTES: CSV and JSON Lines compress some
+ * 5 to 50 times, a file of one row repeated some hundreds; a bomb many thousands (62,746 bytes into 2 GB).
+ */
+const MAX_RATIO = 2_000;
+const RATIO_ALLOWANCE_BYTES = 64 * 1024 * 1024;
 
 /** Pipes `from` into `to`, and fails `to` when `from` fails. @param {Readable} from @param {import('node:stream').Writable & Readable} to */
 function forward(from, to) {
