@@ -1,11 +1,14 @@
 /**
  * The checkpoint a stopped command-line import leaves, as a file the resume reads: where the import
- * stopped, and what it was (the source, the table, where the table is, and the options that decide what
- * a row becomes), so that a resume cannot go on with another file, table, endpoint or reading of the rows.
- * A digest over it refuses a file edited since it was written. Each stop writes a file of its own.
+ * stopped, and what it was (the source, the table, where the table is, the options that decide what a
+ * row becomes, the command), so that a resume cannot go on with another file, table, endpoint or reading
+ * of the rows. The file is signed (HMAC-SHA256) with a key of this user's (signing-key.js) and written
+ * readable by its owner alone: a file edited since, or written by anyone else, could otherwise send the
+ * rows to a server it names, under the user's credentials; it is refused. Each stop writes a file of its own.
  */
-import { createHash } from 'node:crypto';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { signingKey } from './signing-key.js';
 import path from 'node:path';
 import { ConfigError } from '../errors.js';
 import { newRunName } from '../state/object-keys.js';
@@ -36,8 +39,11 @@ function identityOf(config, endpoint) {
 /** An option's value as saved, in the form identityOf gives it now (files from before sorted no column types). @param {string} name @param {unknown} value */
 const savedForm = (name, value) => (name === 'columnTypes' && value !== null && typeof value === 'object' ? writeOptionsOf(/** @type {any} */ ({ columnTypes: value })).columnTypes : value);
 
-/** @param {unknown} value */
-const digestOf = (value) => createHash('sha256').update(JSON.stringify(value)).digest('hex');
+/** The file's signature with this user's key. @param {unknown} value */
+const signatureOf = (value) => createHmac('sha256', signingKey()).update(JSON.stringify(value)).digest('hex');
+
+/** The plain digest files of earlier versions carried, which anyone can recompute. @param {unknown} value */
+const plainDigestOf = (value) => createHash('sha256').update(JSON.stringify(value)).digest('hex');
 
 /**
  * @param {import('../state/checkpoint.js').Checkpoint} checkpoint
@@ -49,7 +55,7 @@ const digestOf = (value) => createHash('sha256').update(JSON.stringify(value)).d
 export function writeCheckpointFile(checkpoint, config, { directory = process.cwd(), endpoint, command } = {}) {
   const file = path.resolve(directory, `${checkpoint.jobId}.${newRunName()}.checkpoint.json`);
   const body = { ...identityOf(config, endpoint), ...(command === undefined ? {} : { command }), checkpoint };
-  writeFileSync(file, `${JSON.stringify({ ...body, savedAt: new Date().toISOString(), digest: digestOf(body) }, null, 1)}\n`);
+  writeFileSync(file, `${JSON.stringify({ ...body, savedAt: new Date().toISOString(), signature: signatureOf(body) }, null, 1)}\n`, { mode: 0o600 });
   return file;
 }
 
@@ -65,9 +71,14 @@ export function readCheckpointFile(file) {
   } catch (error) {
     throw new ConfigError('--resume', file, `cannot read it as a checkpoint (${/** @type {Error} */ (error).message}); pass the file a stopped import printed`);
   }
-  const { savedAt: _, digest, ...body } = saved ?? {};
-  if (typeof digest !== 'string' || digest !== digestOf(body)) {
-    throw new ConfigError('--resume', file, 'the file was changed since the stopped import wrote it (its digest does not match): resume only from the file as written, or import again from the start');
+  const { savedAt: _, signature, digest, ...body } = saved ?? {};
+  if (typeof digest === 'string' && digest === plainDigestOf(body)) {
+    throw new ConfigError('--resume', file, 'it was written by an earlier ddbload, without a signature, so it cannot be told from a file written by someone else: import again from the start (rows written before are written again, which changes nothing)');
+  }
+  const expected = Buffer.from(signatureOf(body), 'hex');
+  const given = typeof signature === 'string' && /^[0-9a-f]{64}$/.test(signature) ? Buffer.from(signature, 'hex') : undefined;
+  if (given === undefined || !timingSafeEqual(given, expected)) {
+    throw new ConfigError('--resume', file, 'its signature does not match: it was changed since the stopped import wrote it, or written by another user or machine (a checkpoint names where rows go, so only your own is taken): resume from the file your stopped import printed, or import again from the start');
   }
   return body;
 }

@@ -88,7 +88,11 @@ export function buildProgram(argv) {
     .addHelpText('after', IMPORT_EXAMPLES)
     .action(async (source, flags) => {
       const again = source === undefined && flags.resume !== undefined && !flags.onAws ? stoppedCommand(argv, flags.resume) : undefined;
-      if (again !== undefined) return void (await buildProgram(again).parseAsync(again, { from: 'user' }));
+      if (again !== undefined) {
+        // What runs is said first: the stopped command, with where it reads and writes.
+        process.stderr.write(`Resuming the stopped import: ${NAME} ${again.map(shellQuote).join(' ')}\n`);
+        return void (await buildProgram(again).parseAsync(again, { from: 'user' }));
+      }
       const command = withoutResume(argv);
       process.exitCode = flags.onAws
         ? await importOnAwsCommand(source, flags)

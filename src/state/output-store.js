@@ -100,8 +100,8 @@ export function directoryStore(directory) {
       // Written whole, then renamed over the old one: a reader never sees half a status.
       const partial = `${file}.${process.pid}.partial`;
       try {
-        await mkdir(path.dirname(file), { recursive: true });
-        await writeFile(partial, JSON.stringify(value, null, 1));
+        await mkdir(path.dirname(file), { recursive: true, mode: PRIVATE_DIRECTORY });
+        await writeFile(partial, JSON.stringify(value, null, 1), { mode: PRIVATE_FILE });
         await rename(partial, file);
       } catch (error) {
         throw new JobError(`cannot write ${file}: ${/** @type {Error} */ (error).message}; check the directory is writable, or name another with --output-dir`, { cause: error });
@@ -112,8 +112,8 @@ export function directoryStore(directory) {
       const stream = new PassThrough({ highWaterMark: 1 << 20 });
       const done = (async () => {
         try {
-          await mkdir(path.dirname(file), { recursive: true });
-          const out = createWriteStream(file);
+          await mkdir(path.dirname(file), { recursive: true, mode: PRIVATE_DIRECTORY });
+          const out = createWriteStream(file, { mode: PRIVATE_FILE });
           stream.pipe(out);
           await finished(out);
         } catch (error) {
@@ -125,6 +125,13 @@ export function directoryStore(directory) {
     },
   };
 }
+
+/**
+ * A local job's records hold rows (rejects, rows handed over) and where they go: readable by their owner
+ * alone, as a checkpoint file is. A directory the user made keeps its own mode.
+ */
+const PRIVATE_FILE = 0o600;
+const PRIVATE_DIRECTORY = 0o700;
 
 /**
  * An S3-compatible store that does not swap objects atomically (s3rver as it comes) can show a status

@@ -257,7 +257,7 @@ describe('the ddbload command', () => {
       [[...args, '--mode', 'delete', '--resume', stopped.checkpointFile], process.env, 'the import was stopped with --mode put, and'],
       [[...args, '--empty-cell', 'null', '--resume', stopped.checkpointFile], process.env, 'the import was stopped with --empty-cell omit, and'],
       [[...args, '--resume', stopped.checkpointFile], { ...process.env, DYNAMODB_ENDPOINT: proxy.endpoint }, `not on ${proxy.endpoint} in`],
-      [[...args, '--resume', edited], process.env, 'the file was changed since the stopped import wrote it'],
+      [[...args, '--resume', edited], process.env, 'its signature does not match: it was changed since the stopped import wrote it, or written by another user or machine'],
       [[...args, '--local', '--resume', stopped.checkpointFile], process.env, "--local's table is discarded"],
       [[...args, '--dry-run', '--resume', stopped.checkpointFile], process.env, 'a dry run reads the whole file and resumes nothing'],
     ];
