@@ -168,10 +168,18 @@ function childResult(item, index, answer) {
 export function startLocalWorkers(payloads, { output } = {}) {
   // This process has already shown the SDK's warning about the Node version, if it applies; N copies say no more.
   const env = { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
+  // Under a test runner, a worker's lines go through this process's console, which the runner shows only
+  // for a test that fails (written to the inherited descriptors, they would bury its results).
+  const throughConsole = process.env.DDBLOAD_WORKER_OUTPUT === 'console';
   const children = payloads.map((payload, i) => {
-    const out = output?.(i) ?? 'inherit';
+    const out = output?.(i) ?? (throughConsole ? 'pipe' : 'inherit');
     // The IPC channel closes when this process dies, however (a SIGKILL too): the worker then stops.
-    return spawn(process.execPath, [WORKER], { env: { ...env, SHARD_PAYLOAD: JSON.stringify(payload) }, stdio: ['ignore', out, out, 'ipc'] });
+    const child = spawn(process.execPath, [WORKER], { env: { ...env, SHARD_PAYLOAD: JSON.stringify(payload) }, stdio: ['ignore', out, out, 'ipc'] });
+    if (out === 'pipe') {
+      child.stdout?.setEncoding('utf8').on('data', (text) => console.log(String(text).trimEnd()));
+      child.stderr?.setEncoding('utf8').on('data', (text) => console.error(String(text).trimEnd()));
+    }
+    return child;
   });
   const done = Promise.all(
     children.map(
