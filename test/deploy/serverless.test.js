@@ -146,6 +146,9 @@ describe('sls package, in each mode', () => {
     expect(resourcesFor(demo, 's3:GetObject')).toEqual(['arn:{AWS::Partition}:s3:::csv-import-dev-us-east-1-source/*']);
     expect(resourcesFor(demo, 's3:PutObject')).toEqual(['arn:{AWS::Partition}:s3:::csv-import-dev-us-east-1-source/rejects/*', 'arn:{AWS::Partition}:s3:::csv-import-dev-us-east-1-source/_imports/*']);
     expect(resourcesFor(demo, 's3:ListBucket')).toEqual(['arn:{AWS::Partition}:s3:::csv-import-dev-us-east-1-source']);
+    // An S3 event's import reads the version it names (s3:GetObjectVersion); the conditional write modes send PutItem, UpdateItem, DeleteItem.
+    expect(resourcesFor(demo, 's3:GetObjectVersion')).toEqual(['arn:{AWS::Partition}:s3:::csv-import-dev-us-east-1-source/*']);
+    for (const action of ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem']) expect(resourcesFor(demo, action)).toEqual([JSON.stringify({ 'Fn::GetAtt': ['ImportTable', 'Arn'] })]);
     expect(resourcesFor(demo, 'kms:Decrypt')).toEqual([]);
     const bucket = demo.Resources.S3BucketSourceBucket.Properties;
     expect(bucket.BucketEncryption.ServerSideEncryptionConfiguration[0].ServerSideEncryptionByDefault.SSEAlgorithm).toBe('AES256');
@@ -302,6 +305,8 @@ describe('sls package, in each mode', () => {
       expect(unzipped).toBeLessThan(250 * 1024 * 1024);
       // The command line's local servers are in the npm package, not in the function's.
       for (const name of ['dynalite', 's3rver', 'classic-level', 'koa']) expect(existsSync(path.join(unpacked, 'node_modules', name))).toBe(false);
+      // Nor is the tests' IAM simulator (AGPL-3.0, a dev dependency): it is never shipped.
+      expect(existsSync(path.join(unpacked, 'node_modules', '@cloud-copilot'))).toBe(false);
       // Nor are node_modules' dot entries, tools' own (a test run leaves vitest's cache there).
       expect(readdirSync(path.join(unpacked, 'node_modules')).filter((name) => name.startsWith('.'))).toEqual([]);
 

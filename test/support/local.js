@@ -87,6 +87,10 @@ export function useLocalServers({ iamGate = true } = {}) {
     }
     Object.assign(process.env, env);
   });
+  afterEach(() => {
+    gates.s3?.reset();
+    gates.dynamodb?.reset();
+  });
   afterAll(async () => {
     dynamodb.destroy();
     s3.destroy();

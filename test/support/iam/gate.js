@@ -133,6 +133,11 @@ export async function startIamGate({ service, target, principals, place, kmsKeys
     judged,
     /** The denied ones. */
     denied: () => judged.filter((call) => !call.allowed),
+    /** Forgets what was judged (the decisions stay cached): each test reads its own. */
+    reset() {
+      judged.length = 0;
+      seen.clear();
+    },
   };
 }
 
