@@ -5,7 +5,9 @@
  */
 import { CreateTableCommand, waitUntilTableExists } from '@aws-sdk/client-dynamodb';
 import { GetObjectCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { commandLinePolicy } from '../../src/cli/iam-policy.js';
 import { handler } from '../../src/handler.js';
 import { summaryOf } from '../support/imports.js';
 import { packagedTemplate, TEST_STACK } from '../support/iam/packaged-template.js';
@@ -86,6 +88,11 @@ describe('the IAM gate', () => {
     expect(await closed.send(new GetObjectCommand(missing)).catch((error) => [error.name, error.$metadata.httpStatusCode])).toEqual(['AccessDenied', 403]);
     expect(await closed.send(new HeadObjectCommand(missing)).catch((error) => error.$metadata.httpStatusCode)).toBe(403);
     expect(gate.denied()).toEqual([expect.objectContaining({ operation: 'GetObject of a missing key', action: 's3:ListBucket', resource: 'arn:aws:s3:::test-imports' })]);
+  });
+
+  it("documents the command line's policy as the gate enforces it (docs/on-aws.md)", () => {
+    const documented = /The person running them needs the policy below[\s\S]*?```json\n([\s\S]*?)```/.exec(readFileSync('docs/on-aws.md', 'utf8'))?.[1];
+    expect(JSON.parse(String(documented))).toEqual(commandLinePolicy({ stack: 'csv-import-dev', region: 'us-east-1', account: '111122223333', outputBucket: 'csv-import-dev-us-east-1-source' }));
   });
 
   it("passes an import triggered by an S3 event on the versioned demo bucket with the stack's own policies", async () => {

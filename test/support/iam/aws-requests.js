@@ -66,6 +66,7 @@ function s3Calls({ method, url, headers }) {
   }
   const objectArn = `${bucketArn}/${key}`;
   const versionId = query.get('versionId');
+  /** @type {Record<string, string>} */
   const version = versionId === null ? {} : { 's3:versionid': versionId };
   if (method === 'GET' || method === 'HEAD') {
     const operation = method === 'GET' ? 'GetObject' : 'HeadObject';

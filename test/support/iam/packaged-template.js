@@ -40,6 +40,7 @@ export async function packagedTemplate(params, { stage = TEST_STACK.stage } = {}
   try {
     const args = ['package', '--stage', stage, '--package', out, ...Object.entries(params).map(([name, value]) => `--param=${name}=${value}`)];
     // Offline: dummy credentials, no telemetry; the template needs no AWS call.
+    /** @type {Record<string, string | undefined>} */
     const env = { ...process.env, SLS_TELEMETRY_DISABLED: '1', SLS_NOTIFICATIONS_MODE: 'off', AWS_ACCESS_KEY_ID: 'dummy', AWS_SECRET_ACCESS_KEY: 'dummy' };
     delete env.AWS_SESSION_TOKEN;
     await run(path.join(ROOT, 'node_modules/.bin/sls'), args, { cwd: ROOT, env, timeout: 170_000, maxBuffer: 32 << 20 });
