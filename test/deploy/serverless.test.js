@@ -383,7 +383,8 @@ describe('sls invoke local -f import', () => {
   });
 
   it('runs the handler against the local servers', async () => {
-    const table = 'csv-import-dev-items';
+    // Stage `test`: the stack the IAM gate judges the function's calls by (its table csv-import-test-items).
+    const table = 'csv-import-test-items';
     // The table serverless.yml gives the function. Under `sls invoke local` the job runs in the process
     // (STATE_MACHINE_NAME is the deployed stack's, which a local run does not start).
     await createLocalTable(dynamodb, table).catch((error) => {
@@ -391,7 +392,7 @@ describe('sls invoke local -f import', () => {
     });
     await upload(s3, 'invoke-local/people.csv', 'id,name,score\nx1,Ann,1.5\nx2,Bob,2\nx3,Cy,3\n');
     // The demo bucket's name is the test bucket's: rejects and status go beside the source, as deployed.
-    const { stdout } = await run(sls, ['invoke', 'local', '-f', 'import', `--param=bucket=${TEST_BUCKET}`, '--data', JSON.stringify({ bucket: TEST_BUCKET, key: 'invoke-local/people.csv', columnTypes: 'score:N' })], {
+    const { stdout } = await run(sls, ['invoke', 'local', '-f', 'import', '--stage', 'test', `--param=bucket=${TEST_BUCKET}`, '--data', JSON.stringify({ bucket: TEST_BUCKET, key: 'invoke-local/people.csv', columnTypes: 'score:N' })], {
       env: { ...process.env, ...env, SLS_TELEMETRY_DISABLED: '1', SLS_NOTIFICATIONS_MODE: 'off' },
       timeout: 120_000,
     });
