@@ -12,10 +12,18 @@ const path = require('node:path');
 const LOCAL_ONLY_ROOTS = ['dynalite', 's3rver'];
 
 /**
- * @param {{ packages: Record<string, { dependencies?: Record<string, string>, optionalDependencies?: Record<string, string>, peerDependencies?: Record<string, string>, dev?: boolean }> }} lock
- * @returns {string[]} the lock's paths (node_modules/a, node_modules/a/node_modules/b) only the local servers reach
+ * The tests' IAM policy simulator, AGPL-3.0: a dev dependency, which the framework leaves out of the
+ * package already (excludeDevDependencies); named here too so that no install layout (a linked
+ * node_modules, where its `npm ls` misreads the tree) can ever ship it.
  */
-function localOnlyPackages(lock) {
+const NEVER_SHIPPED_ROOTS = ['@cloud-copilot/iam-simulate'];
+
+/**
+ * @param {{ packages: Record<string, { dependencies?: Record<string, string>, optionalDependencies?: Record<string, string>, peerDependencies?: Record<string, string>, dev?: boolean }> }} lock
+ * @param {string[]} [roots]  default: the local servers
+ * @returns {string[]} the lock's paths (node_modules/a, node_modules/a/node_modules/b) only these roots reach
+ */
+function localOnlyPackages(lock, roots = LOCAL_ONLY_ROOTS) {
   const packages = lock.packages;
   /** Where a dependency `name` of the package at `from` is installed, as Node resolves it. @param {string} from @param {string} name */
   const resolve = (from, name) => {
@@ -42,8 +50,8 @@ function localOnlyPackages(lock) {
     return seen;
   };
   const production = Object.keys(packages[''].dependencies ?? {});
-  const rest = reach(production.filter((name) => !LOCAL_ONLY_ROOTS.includes(name)).map((name) => `node_modules/${name}`));
-  const local = reach(LOCAL_ONLY_ROOTS.map((name) => `node_modules/${name}`));
+  const rest = reach(production.filter((name) => !roots.includes(name)).map((name) => `node_modules/${name}`));
+  const local = reach(roots.filter((name) => packages[`node_modules/${name}`] !== undefined).map((name) => `node_modules/${name}`));
   return [...local].filter((at) => !rest.has(at)).sort();
 }
 
@@ -51,7 +59,7 @@ function patterns() {
   const lock = JSON.parse(readFileSync(path.join(__dirname, '..', 'package-lock.json'), 'utf8'));
   // node_modules' own dot entries are tools' (.bin, .package-lock.json, and caches such as vitest's,
   // 24 MB after a test run, which had grown the package from 6 to 10 MB zipped): none is loaded.
-  return ['!**', 'src/**', 'package.json', 'node_modules/**', '!node_modules/.*', '!node_modules/.*/**', ...localOnlyPackages(lock).map((at) => `!${at}/**`)];
+  return ['!**', 'src/**', 'package.json', 'node_modules/**', '!node_modules/.*', '!node_modules/.*/**', ...[...localOnlyPackages(lock), ...localOnlyPackages(lock, NEVER_SHIPPED_ROOTS)].map((at) => `!${at}/**`)];
 }
 
-module.exports = { patterns, localOnlyPackages, LOCAL_ONLY_ROOTS };
+module.exports = { patterns, localOnlyPackages, LOCAL_ONLY_ROOTS, NEVER_SHIPPED_ROOTS };

@@ -77,6 +77,9 @@ function stackFor(params, { service, stage, region }) {
       // The job's own objects (status, plan, shard list, results) too, unless the source's grant covers them.
       Resource: [s3Arn(`${source}/${sourcePrefix}*`), ...(ownOutput || sourcePrefix !== '' ? [s3Arn(`${output}/${STATUS_PREFIX}*`)] : [])],
     },
+    // An S3 event names the object's version, and the reader pins it: a GetObject or HeadObject with a
+    // VersionId is s3:GetObjectVersion, which s3:GetObject does not grant (S3's GetObject reference).
+    { Effect: 'Allow', Action: ['s3:GetObjectVersion'], Resource: [s3Arn(`${source}/${sourcePrefix}*`)] },
     // Rejected rows, job status and hand-over rows, under their prefixes only.
     {
       Effect: 'Allow',
@@ -93,17 +96,23 @@ function stackFor(params, { service, stage, region }) {
     ...(source === output
       ? []
       : [{ Effect: 'Allow', Action: ['s3:ListBucket'], Resource: [s3Arn(source)], ...(sourcePrefix === '' ? {} : { Condition: { StringLike: { 's3:prefix': [`${sourcePrefix}*`] } } }) }]),
-    ...(p.sourceKmsKey === '' ? [] : [{ Effect: 'Allow', Action: ['kms:Decrypt'], Resource: p.sourceKmsKey }]),
+    // Reading an SSE-KMS object decrypts its data key; writing rejects and status beside it
+    // (outputInSourceBucket) makes one: S3 asks KMS for both with the caller's permissions.
+    ...(p.sourceKmsKey === '' ? [] : [{ Effect: 'Allow', Action: ['kms:Decrypt', ...(p.outputInSourceBucket ? ['kms:GenerateDataKey'] : [])], Resource: p.sourceKmsKey }]),
     {
       Effect: 'Allow',
-      Action: ['dynamodb:BatchWriteItem', 'dynamodb:DescribeTable', 'dynamodb:DescribeContinuousBackups'],
+      // BatchWriteItem for put and delete; the conditional write modes (if-absent, newer, update) send one
+      // item a call, PutItem, UpdateItem and DeleteItem, each an action of its own in IAM.
+      Action: ['dynamodb:BatchWriteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:DescribeTable', 'dynamodb:DescribeContinuousBackups'],
       Resource: [demoTable ? { 'Fn::GetAtt': ['ImportTable', 'Arn'] } : tableArn(table), ...p.allowedTables.map(tableArn)],
     },
     // A job is started as an execution of the stack's state machine, and only that one, and looked up by name.
     { Effect: 'Allow', Action: ['states:StartExecution'], Resource: [stateMachineArn(stateMachineName)] },
     { Effect: 'Allow', Action: ['states:DescribeExecution'], Resource: [executionArn(stateMachineName, '*')] },
   ];
-  const stepFunctions = stateMachineOf({ service, stage, stateMachineName, output, lambdaArn });
+  // The Map's own reads and writes are under the output bucket: beside an SSE-KMS source, with its key.
+  const outputKmsKey = p.outputInSourceBucket && p.sourceKmsKey !== '' ? p.sourceKmsKey : undefined;
+  const stepFunctions = stateMachineOf({ service, stage, stateMachineName, output, lambdaArn, outputKmsKey });
 
   /** @type {Record<string, unknown>} */
   const resources = {};
@@ -159,9 +168,10 @@ const executionArn = (machine, name) => arn('states', { Ref: 'AWS::Region' }, { 
  * The job's state machine: its definition (state-machine.cjs) and its role, which may invoke exactly the
  * three step functions, run and redrive its own Map's children, read the shard lists and write the
  * results under the status prefix of the output bucket only.
- * @param {{ service: string, stage: string, stateMachineName: string, output: string, lambdaArn: (name: string) => unknown }} names
+ * @param {{ service: string, stage: string, stateMachineName: string, output: string, lambdaArn: (name: string) => unknown, outputKmsKey?: string }} names
+ *   outputKmsKey: the KMS key the output bucket encrypts with (the source's, with outputInSourceBucket)
  */
-function stateMachineOf({ service, stage, stateMachineName, output, lambdaArn }) {
+function stateMachineOf({ service, stage, stateMachineName, output, lambdaArn, outputKmsKey }) {
   const step = (/** @type {string} */ name) => `${service}-${stage}-${name}`;
   const under = (/** @type {string} */ path) => arn('s3', '', '', `${output}/${path}`);
   const children = arn('states', { Ref: 'AWS::Region' }, { Ref: 'AWS::AccountId' }, `execution:${stateMachineName}/Shards:*`);
@@ -173,6 +183,8 @@ function stateMachineOf({ service, stage, stateMachineName, output, lambdaArn })
     { Effect: 'Allow', Action: ['states:RedriveExecution'], Resource: [children] },
     // The shard list (ItemReader) and the children's results (ResultWriter), under the status prefix only.
     { Effect: 'Allow', Action: ['s3:GetObject', 's3:PutObject', 's3:ListMultipartUploadParts', 's3:AbortMultipartUpload'], Resource: [under(`${STATUS_PREFIX}*`)] },
+    // In an SSE-KMS bucket, ItemReader's read decrypts and ResultWriter's write makes a data key.
+    ...(outputKmsKey === undefined ? [] : [{ Effect: 'Allow', Action: ['kms:Decrypt', 'kms:GenerateDataKey'], Resource: [outputKmsKey] }]),
   ];
   const role = {
     Type: 'AWS::IAM::Role',

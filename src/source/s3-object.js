@@ -146,7 +146,8 @@ async function getObject(s3, bucket, key, { start, end, etag, versionId, idleTim
     const name = /** @type {Error} */ (error).name;
     if (name === 'NoSuchBucket') throw new SourceError(`bucket "${bucket}" does not exist; check the bucket name and region`, error);
     if (name === 'NoSuchKey') throw new SourceError(`object ${where} does not exist; check the key (it is case-sensitive)`, error);
-    if (name === 'AccessDenied') throw new SourceError(`access denied to ${where}; the function needs s3:GetObject on it`, error);
+    // A read of a version is s3:GetObjectVersion in IAM, which s3:GetObject does not grant.
+    if (name === 'AccessDenied') throw new SourceError(`access denied to ${where}${versionId === undefined ? '' : ` (version ${versionId})`}; the function needs ${versionId === undefined ? 's3:GetObject' : 's3:GetObjectVersion'} on it`, error);
     if (name === 'PreconditionFailed') throw changed(where, etag, 'another version');
     if (name === 'InvalidRange') {
       // Nothing at or past `start`: the object's true size says whether that is its end or beyond it.

@@ -22,6 +22,10 @@ describe('the npm package', () => {
     const paths = files.map((/** @type {{ path: string }} */ file) => file.path);
     expect(paths).toEqual(expect.arrayContaining(['package.json', 'README.md', 'src/cli/main.js', 'src/handler.js', 'data-generator/generate.js', 'local/dynalite-server.js']));
     expect(paths.filter((/** @type {string} */ file) => /^(test|bench|tools|deploy|\.ci)\//.test(file) || file === 'serverless.yml')).toEqual([]);
+    // The tests' IAM simulator (AGPL-3.0) is a dev dependency, never one the package installs.
+    const packaged = JSON.parse(readFileSync('package.json', 'utf8'));
+    expect(Object.keys(packaged.dependencies)).not.toContain('@cloud-copilot/iam-simulate');
+    expect(Object.keys(packaged.devDependencies)).toContain('@cloud-copilot/iam-simulate');
 
     const home = path.join(work, 'home');
     await run('npm', ['install', '--prefix', home, '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', path.join(work, filename)], { timeout: 240_000, maxBuffer: 32 << 20 });

@@ -146,6 +146,9 @@ describe('sls package, in each mode', () => {
     expect(resourcesFor(demo, 's3:GetObject')).toEqual(['arn:{AWS::Partition}:s3:::csv-import-dev-us-east-1-source/*']);
     expect(resourcesFor(demo, 's3:PutObject')).toEqual(['arn:{AWS::Partition}:s3:::csv-import-dev-us-east-1-source/rejects/*', 'arn:{AWS::Partition}:s3:::csv-import-dev-us-east-1-source/_imports/*']);
     expect(resourcesFor(demo, 's3:ListBucket')).toEqual(['arn:{AWS::Partition}:s3:::csv-import-dev-us-east-1-source']);
+    // An S3 event's import reads the version it names (s3:GetObjectVersion); the conditional write modes send PutItem, UpdateItem, DeleteItem.
+    expect(resourcesFor(demo, 's3:GetObjectVersion')).toEqual(['arn:{AWS::Partition}:s3:::csv-import-dev-us-east-1-source/*']);
+    for (const action of ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem']) expect(resourcesFor(demo, action)).toEqual([JSON.stringify({ 'Fn::GetAtt': ['ImportTable', 'Arn'] })]);
     expect(resourcesFor(demo, 'kms:Decrypt')).toEqual([]);
     const bucket = demo.Resources.S3BucketSourceBucket.Properties;
     expect(bucket.BucketEncryption.ServerSideEncryptionConfiguration[0].ServerSideEncryptionByDefault.SSEAlgorithm).toBe('AES256');
@@ -302,6 +305,8 @@ describe('sls package, in each mode', () => {
       expect(unzipped).toBeLessThan(250 * 1024 * 1024);
       // The command line's local servers are in the npm package, not in the function's.
       for (const name of ['dynalite', 's3rver', 'classic-level', 'koa']) expect(existsSync(path.join(unpacked, 'node_modules', name))).toBe(false);
+      // Nor is the tests' IAM simulator (AGPL-3.0, a dev dependency): it is never shipped.
+      expect(existsSync(path.join(unpacked, 'node_modules', '@cloud-copilot'))).toBe(false);
       // Nor are node_modules' dot entries, tools' own (a test run leaves vitest's cache there).
       expect(readdirSync(path.join(unpacked, 'node_modules')).filter((name) => name.startsWith('.'))).toEqual([]);
 
@@ -378,7 +383,8 @@ describe('sls invoke local -f import', () => {
   });
 
   it('runs the handler against the local servers', async () => {
-    const table = 'csv-import-dev-items';
+    // Stage `test`: the stack the IAM gate judges the function's calls by (its table csv-import-test-items).
+    const table = 'csv-import-test-items';
     // The table serverless.yml gives the function. Under `sls invoke local` the job runs in the process
     // (STATE_MACHINE_NAME is the deployed stack's, which a local run does not start).
     await createLocalTable(dynamodb, table).catch((error) => {
@@ -386,7 +392,7 @@ describe('sls invoke local -f import', () => {
     });
     await upload(s3, 'invoke-local/people.csv', 'id,name,score\nx1,Ann,1.5\nx2,Bob,2\nx3,Cy,3\n');
     // The demo bucket's name is the test bucket's: rejects and status go beside the source, as deployed.
-    const { stdout } = await run(sls, ['invoke', 'local', '-f', 'import', `--param=bucket=${TEST_BUCKET}`, '--data', JSON.stringify({ bucket: TEST_BUCKET, key: 'invoke-local/people.csv', columnTypes: 'score:N' })], {
+    const { stdout } = await run(sls, ['invoke', 'local', '-f', 'import', '--stage', 'test', `--param=bucket=${TEST_BUCKET}`, '--data', JSON.stringify({ bucket: TEST_BUCKET, key: 'invoke-local/people.csv', columnTypes: 'score:N' })], {
       env: { ...process.env, ...env, SLS_TELEMETRY_DISABLED: '1', SLS_NOTIFICATIONS_MODE: 'off' },
       timeout: 120_000,
     });

@@ -52,7 +52,10 @@ import { projectSteps } from '../support/local-state-machine.js';
 import { startSfnEndpoint } from '../support/sfn-endpoint.js';
 import { useLocalServers } from '../support/local.js';
 
-const { env: localEnv, dynamodb, s3 } = useLocalServers();
+// Not through the IAM gate: the pages' stack is csv-import-dev with an output bucket of each page's own
+// (startStackOffline), not the packaged test stack the gate's policies are resolved for; the same calls
+// are judged in jobs-on-aws.test.js and iam-gate.test.js.
+const { env: localEnv, dynamodb, s3 } = useLocalServers({ iamGate: false });
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const MAIN = path.join(ROOT, 'src/cli/main.js');

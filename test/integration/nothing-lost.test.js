@@ -101,12 +101,12 @@ describe('the rejects file', () => {
     await upload(s3, 'refused/input.csv', csv);
     // The part uploads are refused after a second, as a slow one would be: meanwhile the reader fills the
     // rejects stream and waits for it to drain.
-    const proxy = await s3Faults([], { refuseWrites: (key, method, query) => key.startsWith('refused-rejects/') && method === 'PUT' && query.has('partNumber'), refuseAfterMs: 1_000 });
-    const payload = { bucket: TEST_BUCKET, key: 'refused/input.csv', table, columnTypes: 'n:N', rejectsPrefix: 'refused-rejects/' };
+    const proxy = await s3Faults([], { refuseWrites: (key, method, query) => key.startsWith('rejects/refused-by-proxy/') && method === 'PUT' && query.has('partNumber'), refuseAfterMs: 1_000 });
+    const payload = { bucket: TEST_BUCKET, key: 'refused/input.csv', table, columnTypes: 'n:N', rejectsPrefix: 'rejects/refused-by-proxy/' };
     const run = handler(payload);
     const timeout = new Promise((resolve) => setTimeout(() => resolve(new Error('still running after 60 s')), 60_000).unref());
     const outcome = await Promise.race([run.then(() => new Error('the import succeeded'), (/** @type {Error} */ error) => error), timeout]);
-    expect(String(outcome)).toMatch(/could not write the rejects file s3:\/\/test-imports\/refused-rejects\/refused\/input\.csv\/.*\(\w+: .*\); the function needs s3:PutObject/);
+    expect(String(outcome)).toMatch(/could not write the rejects file s3:\/\/test-imports\/rejects\/refused-by-proxy\/refused\/input\.csv\/.*\(\w+: .*\); the function needs s3:PutObject/);
     expect(proxy.counts.refusedWrites).toBeGreaterThan(0);
     const status = await readJobStatus(bucketStore(s3, TEST_BUCKET), '_imports/', await jobIdOfObject(s3, { ...resolveConfig(payload, process.env), bucket: TEST_BUCKET, key: 'refused/input.csv' }));
     expect(status?.shards[0]).toMatchObject({ state: 'failed', error: expect.stringMatching(/could not write the rejects file/) });

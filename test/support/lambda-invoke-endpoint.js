@@ -4,9 +4,11 @@
  * by running the handler in this process with a Lambda context, and answers as Lambda does: the result as
  * JSON, or, when the handler throws, the X-Amz-Function-Error header and the error as JSON. The function's
  * environment (`environment`) is set in this process while the endpoint runs, with AWS_LAMBDA_FUNCTION_NAME,
- * so that the handler runs as on Lambda. Listens on 127.0.0.1.
+ * so that the handler runs as on Lambda. Listens on 127.0.0.1, behind an IAM gate (iam/gate.js) that
+ * judges the command line's lambda:InvokeFunction.
  */
 import http from 'node:http';
+import { startGate } from './local.js';
 
 /**
  * @param {{ name: string, handler: (event: unknown, context: any) => Promise<unknown>, environment: Record<string, string> }} options
@@ -45,11 +47,14 @@ export async function startLambdaInvokeEndpoint({ name, handler, environment }) 
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(undefined)));
   const { port } = /** @type {import('node:net').AddressInfo} */ (server.address());
+  const gate = await startGate('lambda', `http://127.0.0.1:${port}`);
   return {
-    endpoint: `http://127.0.0.1:${port}`,
+    endpoint: gate.endpoint,
+    gate,
     /** Invocations answered so far. */
     requests: () => requests,
     async stop() {
+      await gate.stop();
       await new Promise((resolve) => server.close(() => resolve(undefined)));
       for (const [key, value] of Object.entries(saved)) {
         if (value === undefined) delete process.env[key];

@@ -20,6 +20,8 @@ import { writeMapResults } from '../../src/dispatch/map-results.js';
 import { planStep, segmentStep, summarizeStep } from '../../src/dispatch/step-functions/steps.js';
 import { logger } from '../../src/observe/logger.js';
 import { bucketStore } from '../../src/state/output-store.js';
+import { TOKENS } from './iam/principals.js';
+import { s3As } from './local.js';
 
 /** The map run's id in the results' keys (AWS uses the map run's own). */
 export const LOCAL_MAP_RUN = 'local-map-run';
@@ -77,9 +79,12 @@ export function projectSteps(beforeSegment = () => {}) {
  */
 
 /**
+ * The Map's own calls (ItemReader's GetObject, ResultWriter's PutObject) are the state machine role's,
+ * judged by the IAM gate as such; `s3` is used only where no such client can be made (no gate).
  * @param {{ s3: import('@aws-sdk/client-s3').S3Client, bucket: string, steps: Steps }} options  bucket: the output bucket
  */
-export function createLocalStateMachine({ s3, bucket, steps }) {
+export function createLocalStateMachine({ s3: given, bucket, steps }) {
+  const s3 = process.env.AWS_SESSION_TOKEN === undefined ? given : s3As(TOKENS.stateMachine);
   const definition = stateMachine.stateMachineDefinition({ plan: 'arn:aws:lambda:us-east-1:000000000000:function:plan', segment: 'arn:aws:lambda:us-east-1:000000000000:function:segment', summarize: 'arn:aws:lambda:us-east-1:000000000000:function:summarize', bucket });
   const local = localDefinition(definition);
   /** What each failed child was doing when it failed, by its item index: a redrive goes on from there. */

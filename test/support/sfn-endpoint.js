@@ -6,10 +6,12 @@
  * test/support/local-state-machine.js (the job's definition on aws-local-stepfunctions, its tasks bound
  * to the project's steps against the local servers). What it answers comes from those runs: the map run's
  * counts from the children as they start and end, a child's error from its failed segment, Plan's
- * output in the history. Fields the command line does not read are left out. Listens on 127.0.0.1.
+ * output in the history. Fields the command line does not read are left out. Listens on 127.0.0.1,
+ * behind an IAM gate (iam/gate.js) that judges the function's and the command line's calls.
  */
 import http from 'node:http';
 import { createLocalStateMachine } from './local-state-machine.js';
+import { startGate } from './local.js';
 
 const REGION = 'us-east-1';
 const ACCOUNT = '000000000000';
@@ -187,17 +189,26 @@ export async function startSfnEndpoint({ s3, bucket, stack, steps }) {
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(undefined)));
   const { port } = /** @type {import('node:net').AddressInfo} */ (server.address());
+  const gate = await startGate('states', `http://127.0.0.1:${port}`);
   return {
-    endpoint: `http://127.0.0.1:${port}`,
+    endpoint: gate.endpoint,
+    gate,
     stateMachineArn,
     /** Waits for every execution started or redriven so far to end. */
     settled: () => Promise.all([...executions.values()].map((execution) => execution.done)),
-    stop: () => new Promise((resolve) => server.close(() => resolve(undefined))),
+    async stop() {
+      await gate.stop();
+      await new Promise((resolve) => server.close(() => resolve(undefined)));
+    },
   };
 }
 
-/** @param {Execution} execution */
-const mapRunArnOf = (execution) => `${execution.arn.replace(':execution:', ':mapRun:')}/Shards:local`;
+/**
+ * As AWS names a Distributed Map's run, `mapRun:<machine>/<label>:<id>` (the id here the execution's
+ * name), and its children `execution:<machine>/<label>:<id>`: what the command line's IAM policy names.
+ * @param {Execution} execution
+ */
+const mapRunArnOf = (execution) => execution.arn.replace(/:execution:([^:]+):(.+)$/, ':mapRun:$1/Shards:$2');
 
 /** The JSON protocol's timestamps: seconds since the epoch. @param {Date} date */
 const seconds = (date) => date.getTime() / 1000;
