@@ -15,6 +15,7 @@ import { runLocalJob } from './dispatch/local-map.js';
 import { jobIdOfJob, wantsShards } from './plan/job-plan.js';
 import { planStep, segmentStep, summarizeStep } from './dispatch/step-functions/steps.js';
 import { dashboardLinkOf, sfnClient, startJobExecution, stateMachineArnOf } from './dispatch/step-functions/start.js';
+import { bytesToCheck, checkFitsOnAws } from './dispatch/step-functions/limits.js';
 import { runSegment } from './segment/run-segment.js';
 import { runDryRun } from './dry-run/dry-run.js';
 import { logger } from './observe/logger.js';
@@ -46,7 +47,9 @@ export async function handler(event, context) {
  * @param {Record<string, unknown>} payload @param {import('./config/index.js').ImportConfig} config @param {string} stateMachineArn
  */
 async function startJob(payload, config, stateMachineArn) {
-  const jobId = await jobIdOfJob(config, clientsFor(config).s3);
+  const { s3 } = clientsFor(config);
+  checkFitsOnAws(payload, config, await bytesToCheck(config, s3));
+  const jobId = await jobIdOfJob(config, s3);
   const started = await startJobExecution({ sfn: sfnClient(config.region, undefined), stateMachineArn, jobId, input: payload });
   const dashboard = process.env.JOBS_DASHBOARD;
   const answer = dashboard === undefined || dashboard === '' ? started : { ...started, dashboard: dashboardLinkOf(config.region, dashboard) };

@@ -150,4 +150,14 @@ describe('a job on AWS from the command line', () => {
     const unknown = await ddbload(['status', '3f2a9c1e-0b7d-5e4f-9a1c-2d3e4f5a6b7c', '--on-aws', '--stack', STACK, '--region', 'us-east-1'], sfn);
     expect(unknown.stderr).toMatch(/no such job execution: .*check the job id, the stack \(--stack\) and the region \(--region\)/);
   });
+
+  it('refuses, before its execution starts, segments so short that a shard could pass the history limit', async () => {
+    const sfn = await stackOffline();
+    // 16 MB in one shard at 64 KiB/s is 244 s: over 2,221 segments, 110 ms each at least.
+    await upload(s3, 'aws/big.csv', `id\n${'x'.repeat(16_000_000)}\n`);
+    const refused = await ddbload(['import', `s3://${TEST_BUCKET}/aws/big.csv`, '--table', 'People', '--segment-ms', '100', '--on-aws', '--stack', STACK, '--region', 'us-east-1'], sfn);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toMatch(/the stack refused the job: .*at most 25000 history events, 2221 segments; a shard of 16\.0 MB .* needs segments of 110 ms: pass --segment-ms 110 or more/);
+    expect(await sfn.executions()).toBe(0);
+  });
 });

@@ -11,6 +11,7 @@ import { sumSummaries } from '../../observe/counters.js';
 import { exportBooks, jobIdOfJob, planJob, shardPayloads, wantsShards } from '../../plan/job-plan.js';
 import { runSegment } from '../../segment/run-segment.js';
 import { causeOf, shardOfChild } from '../map-results.js';
+import { headerOf, headerStash, isHeaderRef } from './header-ref.js';
 import { planKey, resultsPrefix, shardListKey, summaryKey } from '../../state/object-keys.js';
 import { bucketStore, outputStoreFor } from '../../state/output-store.js';
 
@@ -48,19 +49,21 @@ export async function planStep(job, { env, objectsAtOnce }) {
   const count = plan?.shards.length ?? 1;
   const atOnce = config.shardConcurrency ?? (plan?.objects !== undefined ? (objectsAtOnce ?? count) : count);
   const maxConcurrency = Math.max(1, Math.min(count, atOnce));
-  const items = plan === undefined ? [job] : shardPayloads(job, plan, config.maxWcu, maxConcurrency);
+  const bucket = /** @type {string} */ (config.outputBucket);
+  const stash = headerStash(store, bucket, `${config.statusPrefix}${jobId}/`);
+  const items = plan === undefined ? [job] : await Promise.all(shardPayloads(job, plan, config.maxWcu, maxConcurrency).map((item) => withHeaderRef(item, stash)));
   const key = shardListKey(config.statusPrefix, jobId);
   const upload = store.upload(key, 'application/x-ndjson', 'the shard list');
   for (const item of items) upload.stream.write(`${JSON.stringify(item)}\n`);
   upload.stream.end();
   await upload.done;
-  const bucket = /** @type {string} */ (config.outputBucket);
   return { jobId, job, shardList: { bucket, key }, shards: items.length, maxConcurrency, toleratedFailurePercentage: config.toleratedFailurePercentage, results: { bucket, prefix: resultsPrefix(config.statusPrefix, jobId) } };
 }
 
 /**
  * What a child's loop carries from one ImportSegment to the next: nothing yet, a checkpoint, or the
- * shard's summary once it is done.
+ * shard's summary once it is done. A checkpoint's CSV header is carried by reference (`headerRef`, see
+ * header-ref.js), as is a shard's: a state holds at most 256 KiB.
  * @typedef {{ done: false, checkpoint?: import('../../state/checkpoint.js').Checkpoint } | { done: true, result: ImportSummary }} SegmentState
  */
 
@@ -73,9 +76,45 @@ export async function planStep(job, { env, objectsAtOnce }) {
  */
 export async function segmentStep({ shard, segment }, { logger, env, context }) {
   const checkpoint = segment.done ? undefined : segment.checkpoint;
-  const config = notDryRun(resolveConfig(checkpoint === undefined ? shard : { ...shard, checkpoint }, env));
+  const refs = { shard: /** @type {any} */ (shard.shard)?.headerRef, checkpoint: /** @type {any} */ (checkpoint)?.headerRef };
+  const payload = checkpoint === undefined ? shard : { ...shard, checkpoint };
+  // The options are resolved once the headers are in place (a shard after the header must carry it).
+  const clients = clientsFor(resolveConfig(withHeaders(payload, [], []), env));
+  const read = async (/** @type {unknown} */ ref) => (isHeaderRef(ref) ? headerOf(bucketStore(clients.s3, ref.bucket), ref) : undefined);
+  const config = notDryRun(resolveConfig(withHeaders(payload, await read(refs.shard), await read(refs.checkpoint)), env));
   const outcome = await runSegment(config, { clients: clientsFor(config), logger, context });
-  return outcome.done ? { done: true, result: outcome.summary } : { done: false, checkpoint: outcome.checkpoint };
+  if (outcome.done) return { done: true, result: outcome.summary };
+  const { header, ...rest } = outcome.checkpoint;
+  if (header.length === 0) return { done: false, checkpoint: outcome.checkpoint };
+  // The header the segment started with keeps its reference; one it read (the object's start) is written once.
+  const known = refs.checkpoint ?? refs.shard;
+  const store = outputStoreFor(config, clients.s3);
+  const headerRef = isHeaderRef(known) ? known : await headerStash(store, /** @type {string} */ (config.outputBucket), `${config.statusPrefix}${rest.jobId}/`).stow(header);
+  return { done: false, checkpoint: /** @type {any} */ ({ ...rest, headerRef }) };
+}
+
+/**
+ * A payload with its shard's and checkpoint's headers in place of their references (undefined: as it is).
+ * @param {Record<string, any>} payload @param {string[] | undefined} shardHeader @param {string[] | undefined} checkpointHeader
+ */
+function withHeaders(payload, shardHeader, checkpointHeader) {
+  const put = (/** @type {Record<string, any> | undefined} */ part, /** @type {string[] | undefined} */ header) => {
+    if (part === undefined || part.headerRef === undefined || header === undefined) return part;
+    const { headerRef: _ref, ...rest } = part;
+    return { ...rest, header };
+  };
+  return { ...payload, ...(payload.shard === undefined ? {} : { shard: put(payload.shard, shardHeader) }), ...(payload.checkpoint === undefined ? {} : { checkpoint: put(payload.checkpoint, checkpointHeader) }) };
+}
+
+/**
+ * A shard's payload with its header (when it has one) by reference.
+ * @param {Record<string, any>} item @param {ReturnType<typeof headerStash>} stash
+ */
+async function withHeaderRef(item, stash) {
+  const header = item.shard?.header;
+  if (!Array.isArray(header) || header.length === 0) return item;
+  const { header: _header, ...shard } = item.shard;
+  return { ...item, shard: { ...shard, headerRef: await stash.stow(header) } };
 }
 
 /** @typedef {import('../map-results.js').ChildResult} ChildResult */
