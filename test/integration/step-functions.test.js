@@ -11,6 +11,7 @@ import { planStep, segmentStep, summarizeStep } from '../../src/dispatch/step-fu
 import { logger } from '../../src/observe/logger.js';
 import { EVENTS_PER_CHILD, EVENTS_PER_SEGMENT } from '../../src/dispatch/step-functions/limits.js';
 import { createLocalStateMachine, LOCAL_MAP_RUN } from '../support/local-state-machine.js';
+import { writeResultsAsAws } from '../support/result-writer.js';
 import { HISTORY_EVENTS, STATE_DATA_BYTES } from '../support/sfn-limits.js';
 import { createTable, TEST_BUCKET, upload, useLocalServers } from '../support/local.js';
 
@@ -259,4 +260,32 @@ describe("Step Functions' limits, as the local machine enforces them", () => {
     expect(JSON.parse(lines[1]).shard.headerRef).toEqual({ bucket: TEST_BUCKET, key: expect.stringMatching(new RegExp(`^_imports/${summary.jobId}/header-[0-9a-f]{32}\\.json$`)) });
     process.stdout.write(`widest header: largest child state ${largest} bytes, ${[...calls.values()].join(' + ')} segments\n`);
   }, 120_000);
+});
+
+describe("Summarize on the Map's results as AWS's ResultWriter writes them", () => {
+  /** A shard's summary as a child's output. @param {number} rows */
+  const shardResult = (rows) => ({ state: 'done', rowsRead: rows, written: rows, deleted: 0, rejected: 0, duplicatesCollapsed: 0, skipped: 0, retries: 0, throttledItems: 0, throttledCalls: 0, transientErrors: 0, wcuConsumed: rows, calls: 1, rejectedByReason: {}, throttledCallsByReason: {}, seconds: 1, rowsPerSecond: rows, balanced: true, segments: 1, reopens: 0, rejectsObjects: [], rejectSample: [] });
+  /** A child as the harness knows it. @param {number} index @param {Partial<import('../support/result-writer.js').ChildRun>} rest */
+  const child = (index, rest) => ({ name: `c0ffee00-0000-4000-8000-00000000000${index}`, input: JSON.stringify({ shard: { table: 'People', shard: { index } }, segment: { done: false } }), status: 'SUCCEEDED', startDate: new Date(), stopDate: new Date(), redriveCount: 0, redrivable: true, ...rest });
+  const mapRunArn = 'arn:aws:states:us-east-1:000000000000:mapRun:job/Shards:ad9b5f27-090b-3ac6-9beb-243cd77144a7';
+
+  it('adds up children in any order, over several files, and names a failed one by its shard', async () => {
+    const results = await writeResultsAsAws(s3, { bucket: TEST_BUCKET, prefix: '_imports/aws-format/results', mapRunArn, recordsPerFile: 1 }, [
+      child(2, { output: shardResult(30), stopDate: new Date(1) }),
+      child(0, { output: shardResult(10), stopDate: new Date(2) }),
+      child(1, { status: 'FAILED', error: 'TableError', cause: JSON.stringify({ errorType: 'TableError', errorMessage: 'the table is being deleted', trace: [] }) }),
+    ]);
+    expect(results.ResultWriterDetails.Key).toBe('_imports/aws-format/results/ad9b5f27-090b-3ac6-9beb-243cd77144a7/manifest.json');
+    const manifest = await readJson(results.ResultWriterDetails.Key);
+    expect(manifest.ResultFiles).toMatchObject({ SUCCEEDED: [{ Key: expect.stringMatching(/SUCCEEDED_0\.json$/) }, { Key: expect.stringMatching(/SUCCEEDED_1\.json$/) }], FAILED: [{ Key: expect.stringMatching(/FAILED_0\.json$/) }], PENDING: [] });
+
+    const summary = /** @type {any} */ (await summarizeStep({ jobId: 'aws-format', job: { bucket: TEST_BUCKET, key: 'sfn/any.csv', table: 'People' }, shards: 3, results }, { logger, env: process.env }));
+    expect(summary).toMatchObject({ state: 'failed', rowsRead: 40, written: 40, balanced: false, failedShards: [{ shard: 1, error: 'TableError', cause: 'the table is being deleted' }] });
+  });
+
+  it('counts a succeeded child whose output the ResultWriter left out as a shard with no result, never as done', async () => {
+    const results = await writeResultsAsAws(s3, { bucket: TEST_BUCKET, prefix: '_imports/aws-format-2/results', mapRunArn }, [child(0, { output: shardResult(10) }), child(1, { output: shardResult(20), outputIncluded: false })]);
+    const summary = /** @type {any} */ (await summarizeStep({ jobId: 'aws-format-2', job: { bucket: TEST_BUCKET, key: 'sfn/any.csv', table: 'People' }, shards: 2, results }, { logger, env: process.env }));
+    expect(summary).toMatchObject({ state: 'failed', rowsRead: 10, balanced: false, missingResults: expect.stringMatching(/^1 of the 2 planned shards have no result/) });
+  });
 });

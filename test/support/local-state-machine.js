@@ -10,8 +10,9 @@
  * - RunChild, the Map's only state: runs the item's child (the definition's ItemProcessor, the Map's
  *   ItemSelector applied to the item) as an execution of its own, with its own history and limits; a
  *   failed child is recorded as failed, and the Map goes on with the others, as a Distributed Map does;
- * - WriteResults, after the Map: writes the Map's results where the ResultWriter writes them, then fails
- *   the Map past ToleratedFailurePercentage (States.ExceedToleratedFailureThreshold).
+ * - WriteResults, after the Map: writes the Map's results where and as AWS's ResultWriter writes them
+ *   (result-writer.js, from AWS's documentation), then fails the Map past ToleratedFailurePercentage
+ *   (States.ExceedToleratedFailureThreshold).
  * Every execution, the job's and each child, runs with Step Functions' limits (sfn-limits.js: 256 KiB
  * per state's data, 25,000 history events, a Task's TimeoutSeconds).
  * Redrive is run as AWS documents it for Standard children: only the failed children that can be
@@ -22,14 +23,13 @@ import { randomUUID } from 'node:crypto';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { StateMachine } from 'aws-local-stepfunctions';
 import stateMachine from '../../deploy/state-machine.cjs';
-import { writeMapResults } from '../../src/dispatch/map-results.js';
 import { planStep, segmentStep, summarizeStep } from '../../src/dispatch/step-functions/steps.js';
 import { logger } from '../../src/observe/logger.js';
-import { bucketStore } from '../../src/state/output-store.js';
+import { writeResultsAsAws } from './result-writer.js';
 import { runLimited } from './sfn-limits.js';
 
-/** The map run's id in the results' keys (AWS uses the map run's own). */
-export const LOCAL_MAP_RUN = 'local-map-run';
+/** The map run's id in the results' keys (AWS names each map run by an id of its own). */
+export const LOCAL_MAP_RUN = '7c9e6679-7425-40de-944b-e07fc1f90ae7';
 
 /** The states localDefinition() adds: no states of the execution on AWS, so not in its history. */
 const LOCAL_STATES = new Set(['ReadShardList', 'RunChild', 'WriteResults']);
@@ -122,10 +122,11 @@ export function projectSteps(beforeSegment = () => {}) {
  */
 
 /**
- * @param {{ s3: import('@aws-sdk/client-s3').S3Client, bucket: string, steps: Steps, secondMs?: number }} options
- *   bucket: the output bucket; secondMs: how long a second of a Task's TimeoutSeconds lasts here (default 1,000)
+ * @param {{ s3: import('@aws-sdk/client-s3').S3Client, bucket: string, steps: Steps, secondMs?: number, recordsPerFile?: number }} options
+ *   bucket: the output bucket; secondMs: how long a second of a Task's TimeoutSeconds lasts here (default
+ *   1,000); recordsPerFile: the results split over files of this many children (AWS splits large ones)
  */
-export function createLocalStateMachine({ s3, bucket, steps, secondMs }) {
+export function createLocalStateMachine({ s3, bucket, steps, secondMs, recordsPerFile }) {
   const definition = stateMachine.stateMachineDefinition({ plan: 'arn:aws:lambda:us-east-1:000000000000:function:plan', segment: 'arn:aws:lambda:us-east-1:000000000000:function:segment', summarize: 'arn:aws:lambda:us-east-1:000000000000:function:summarize', bucket });
   const { local, child, itemSelector } = localDefinition(definition);
   /** The children of the last run, by item index. @type {Map<number, Child>} */
@@ -186,7 +187,7 @@ export function createLocalStateMachine({ s3, bucket, steps, secondMs }) {
   /** The results in the ResultWriter's layout, then the tolerance. @param {any} args */
   async function writeResults({ toleratedPath, state }) {
     const all = [...children.values()];
-    const details = await writeMapResults(bucketStore(s3, bucket), { bucket, prefix: state.results.prefix, mapRunArn: `arn:aws:states:us-east-1:000000000000:mapRun:job/Shards:${LOCAL_MAP_RUN}` }, all.map(childRecord));
+    const details = await writeResultsAsAws(s3, { bucket, prefix: state.results.prefix, mapRunArn: `arn:aws:states:us-east-1:000000000000:mapRun:job/Shards:${LOCAL_MAP_RUN}`, ...(recordsPerFile === undefined ? {} : { recordsPerFile }) }, all);
     const failed = all.filter((one) => one.status !== 'SUCCEEDED');
     const tolerated = Number(toleratedPath === undefined ? 0 : state[toleratedPath.slice(2)]);
     if (failed.length * 100 > tolerated * all.length) {
@@ -234,14 +235,4 @@ export function createLocalStateMachine({ s3, bucket, steps, secondMs }) {
       return runParent({ ...local, StartAt: 'ReadShardList' }, planned, parentEvents);
     },
   };
-}
-
-/**
- * One child as the ResultWriter writes it (Transformation NONE).
- * @param {Child} child
- */
-function childRecord(child) {
-  const common = { ExecutionArn: `arn:aws:states:us-east-1:000000000000:execution:job/Shards:${LOCAL_MAP_RUN}:${child.name}`, Name: child.name, Input: child.input, StateMachineArn: 'arn:aws:states:us-east-1:000000000000:stateMachine:job/Shards', StartDate: child.startDate.toISOString(), StopDate: (child.stopDate ?? new Date()).toISOString() };
-  if (child.status !== 'SUCCEEDED') return { ...common, Status: child.status, Error: child.error, Cause: child.cause };
-  return { ...common, Status: 'SUCCEEDED', Output: JSON.stringify(child.output) };
 }

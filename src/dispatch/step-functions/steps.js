@@ -154,15 +154,17 @@ export async function summarizeJob({ jobId, job, shards, startedAt, results }, {
   const clients = clientsFor(config);
   const store = outputStoreFor(config, clients.s3);
   const { Bucket, Key } = results.ResultWriterDetails;
-  const children = await readChildResults(resultsStore ?? bucketStore(clients.s3, Bucket), Key);
+  const children = lastOfEach(await readChildResults(resultsStore ?? bucketStore(clients.s3, Bucket), Key));
   const done = children.flatMap((child) => (child.Status === 'SUCCEEDED' && child.Output !== undefined ? [/** @type {ImportSummary} */ (JSON.parse(child.Output))] : []));
+  // A succeeded child whose output the ResultWriter left out (OutputDetails.Included false) has no result to add up.
+  const withoutOutput = children.filter((child) => child.Status === 'SUCCEEDED' && child.Output === undefined).length;
   const failed = children.filter((child) => child.Status !== 'SUCCEEDED').map((child) => ({ shard: shardOfChild(child.Input) ?? 0, error: child.Error ?? child.Status, cause: causeOf(child.Cause) }));
   // The job's time: from the execution's start (shards run in waves) to now.
   const seconds = startedAt === undefined ? Math.max(0, ...done.map((part) => part.seconds ?? 0)) : Math.max(0, (Date.now() - Date.parse(startedAt)) / 1000);
   const total = sumSummaries(done, seconds);
   /** @type {import('../../state/job-status.js').JobPlan | undefined} */
   const plan = await store.getJson(planKey(config.statusPrefix, jobId));
-  const missing = shards - children.length;
+  const missing = shards - children.length + withoutOutput;
   const books = plan === undefined ? {} : exportBooks(plan, total);
   const summary = {
     jobId,
@@ -197,6 +199,22 @@ async function readChildResults(store, manifestKey) {
   const files = Object.values(manifest.ResultFiles).flat();
   const parts = await Promise.all(files.map(async (file) => /** @type {ChildResult[] | undefined} */ (await store.getJson(file.Key)) ?? []));
   return parts.flat();
+}
+
+/**
+ * Each child once (by its execution's name, unique in a map run), its succeeded record over another: the
+ * files list a child by its status, and a redriven child's earlier failure may be listed beside it.
+ * @param {ChildResult[]} children
+ */
+function lastOfEach(children) {
+  /** @type {Map<string, ChildResult>} */
+  const byName = new Map();
+  const unnamed = [];
+  for (const child of children) {
+    if (child.Name === undefined) unnamed.push(child);
+    else if (byName.get(child.Name)?.Status !== 'SUCCEEDED') byName.set(child.Name, child);
+  }
+  return [...byName.values(), ...unnamed];
 }
 
 /**
