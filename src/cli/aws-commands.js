@@ -8,7 +8,7 @@
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { S3Client } from '@aws-sdk/client-s3';
 import { AwsCallError, ConfigError, JobError } from '../errors.js';
-import { executionOfJob, readExecutionStatus, redriveJob } from '../dispatch/step-functions/execution-status.js';
+import { executionOfJob, readExecutionStatus, redriveJob, rerunAdvice } from '../dispatch/step-functions/execution-status.js';
 import { sfnClient } from '../dispatch/step-functions/start.js';
 import { inFlagWords, payloadOf } from './import-flags.js';
 import { createRedraw } from './redraw.js';
@@ -128,7 +128,8 @@ async function watchExecution(clients, executionArn, flags) {
     if (flags.json) process.stdout.write(`${JSON.stringify(status)}\n`);
     else redraw(formatExecutionStatus(status));
     const ended = status.status !== 'RUNNING' && status.status !== 'PENDING_REDRIVE';
-    if (!flags.watch || ended) return status.status === 'SUCCEEDED' || status.status === 'RUNNING' || status.status === 'PENDING_REDRIVE' ? 0 : 2;
+    // A job with failed shards never reads as succeeded, even when its execution did (within its tolerance).
+    if (!flags.watch || ended) return status.failed ? 2 : 0;
     await new Promise((resolve) => setTimeout(resolve, WATCH_MS));
   }
 }
@@ -146,8 +147,9 @@ export function formatExecutionStatus(status) {
   if (r !== undefined) lines.push(...textTable([['rows read', 'written', 'rejected', 'rows/s'], [n(r.rowsRead), n(r.written), n(r.rejected), n(r.rowsPerSecond)]], () => true));
   for (const failed of status.failedShards) lines.push(`shard ${failed.shard === undefined ? '?' : failed.shard + 1} failed: ${failed.error ?? ''}${failed.cause === undefined ? '' : `: ${failed.cause}`}`);
   if (status.error !== undefined) lines.push(`the job failed: ${status.error}${status.cause === undefined ? '' : `: ${status.cause.slice(0, 300)}`}`);
-  if (status.status === 'FAILED' || status.status === 'TIMED_OUT' || status.status === 'ABORTED') lines.push(`to re-run only its failed shards: ddbload redrive ${status.executionArn}`);
   if (status.summary !== undefined) lines.push(`summary: ${String(status.summary.summary ?? '')}, books ${status.summary.balanced ? 'balanced' : 'open'}`);
+  if (status.status === 'SUCCEEDED' && status.failed) lines.push(`the job failed: its execution SUCCEEDED within toleratedFailurePercentage, but its summary says ${String(status.summary?.state)}${status.summary?.missingResults === undefined ? '' : ` (${String(status.summary.missingResults)})`}`);
+  if (status.failed) lines.push(rerunAdvice(status));
   lines.push(status.console);
   return lines.join('\n');
 }

@@ -40,7 +40,10 @@ const FAILED_SHOWN = 20;
  * @property {{ total: number, pending: number, running: number, succeeded: number, failed: number, timedOut: number, aborted: number }} [shards]  the map run's counts, once it started
  * @property {Array<{ shard?: number, error?: string, cause?: string }>} failedShards  at most FAILED_SHOWN
  * @property {import('../../state/job-status.js').JobStatus['total']} [rows]  the shards' status objects added up
- * @property {Record<string, unknown>} [summary]  Summarize's answer, once the job succeeded
+ * @property {Record<string, unknown>} [summary]  Summarize's answer, once the execution succeeded
+ * @property {string} [source]  what the job imports (s3://bucket/key or s3://bucket/prefix), once planned
+ * @property {boolean} failed  the job failed: its execution did, or it succeeded with shards failed within
+ *   toleratedFailurePercentage (Summarize says so); never read as succeeded
  */
 
 /**
@@ -78,6 +81,8 @@ export async function executionOfJob(sfn, job, stack) {
 export async function readExecutionStatus({ sfn, s3 }, executionArn) {
   const execution = await call(() => sfn.send(new DescribeExecutionCommand({ executionArn })), `describe the execution ${executionArn}`, 'states:DescribeExecution');
   const jobId = execution.name ?? executionArn.split(':').at(-1) ?? '';
+  /** @type {Record<string, unknown> | undefined} */
+  const summary = execution.status === 'SUCCEEDED' && execution.output !== undefined ? JSON.parse(execution.output) : undefined;
   const planned = await plannedJobOf(sfn, executionArn);
   const mapRunArn = await mapRunOf(sfn, executionArn);
   const [shards, failedShards, rows] = await Promise.all([
@@ -97,9 +102,17 @@ export async function readExecutionStatus({ sfn, s3 }, executionArn) {
     ...(shards === undefined ? {} : { shards }),
     failedShards,
     ...(rows === undefined ? {} : { rows }),
-    ...(execution.status === 'SUCCEEDED' && execution.output !== undefined ? { summary: JSON.parse(execution.output) } : {}),
+    ...(summary === undefined ? {} : { summary }),
+    ...(planned === undefined ? {} : { source: sourceOf(planned.job) }),
+    failed: ENDED_FAILED.has(execution.status ?? '') || (summary !== undefined && summary.state !== 'done'),
   };
 }
+
+/** An execution that ended so can be redriven (within 14 days). */
+export const ENDED_FAILED = new Set(['FAILED', 'TIMED_OUT', 'ABORTED']);
+
+/** What a job's payload imports, as the command line names it. @param {Record<string, unknown>} job */
+const sourceOf = (job) => `s3://${String(job.bucket)}/${String(job.key ?? job.prefix ?? '')}`;
 
 /**
  * Redrives a failed job: its failed shards run again, each from the step it failed in, then Summarize.
@@ -121,6 +134,8 @@ export async function redriveJob({ sfn, s3 }, executionArn) {
     return { executionArn, redriven: true, redriveDate: redriveDate?.toISOString(), console: consoleLinkOf(executionArn) };
   } catch (error) {
     if (/** @type {Error} */ (error)?.name === 'ExecutionNotRedrivable') {
+      const status = await readExecutionStatus({ sfn, s3 }, executionArn).catch(() => undefined);
+      if (status?.status === 'SUCCEEDED' && status.failed) throw new JobError(`the job's execution cannot be redriven: it SUCCEEDED, its failed shards within toleratedFailurePercentage; ${rerunAdvice(status)}`);
       throw new JobError(`the job's execution cannot be redriven: ${/** @type {Error} */ (error).message} (only a FAILED, TIMED_OUT or ABORTED execution, within 14 days of its start, is); see its state with \`ddbload status\``);
     }
     throw new AwsCallError(`redrive ${executionArn}`, error, undefined, '; your credentials need states:RedriveExecution on it');
@@ -204,4 +219,16 @@ async function call(send, what, permission) {
     if (/** @type {Error} */ (error)?.name === 'ExecutionDoesNotExist') throw new JobError(`no such job execution: could not ${what}; check the job id, the stack (--stack) and the region (--region)`, { cause: error });
     throw new AwsCallError(what, error, undefined, `; your credentials need ${permission}`);
   }
+}
+
+/**
+ * How to run a job's failed shards again: a redrive when its execution failed (only its failed shards,
+ * each from where it failed); else, an execution that SUCCEEDED with shards failed within its tolerance
+ * (Step Functions redrives no SUCCEEDED execution), another run of the job, a job of its own.
+ * @param {ExecutionStatus} status
+ */
+export function rerunAdvice(status) {
+  if (ENDED_FAILED.has(status.status)) return `to re-run only its failed shards: ddbload redrive ${status.executionArn}`;
+  const shards = /** @type {unknown[] | undefined} */ (status.summary?.failedShards)?.length ?? 0;
+  return `Step Functions redrives no SUCCEEDED execution, so to import ${shards === 1 ? 'the failed shard' : `the ${shards} failed shards`} run the job again, with the same options and a new --run-id (ddbload import ${status.source ?? 's3://...'} --on-aws --run-id 2 ...): every shard runs again, and rows already written are written again as they are`;
 }
