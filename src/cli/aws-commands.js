@@ -63,7 +63,7 @@ export async function importOnAwsCommand(source, flags) {
     return 0;
   }
   process.stdout.write(`${started.started ? 'started' : 'already started'}: job ${started.jobId}\n${started.note === undefined ? '' : `${started.note}\n`}${started.console}\n`);
-  return watchExecution(clients, started.executionArn, { watch: true });
+  return watchExecution(clients, started.executionArn, { watch: true }, true);
 }
 
 /**
@@ -120,11 +120,12 @@ export async function redriveCommand(job, flags) {
 /**
  * Prints the execution's status, again every WATCH_MS with --watch (in place on a terminal) until it ends.
  * @param {{ sfn: import('@aws-sdk/client-sfn').SFNClient, s3: S3Client }} clients @param {string} executionArn @param {AwsFlags} flags
+ * @param {boolean} [justStarted]  this command started it: the first read waits briefly for it to be seen
  */
-async function watchExecution(clients, executionArn, flags) {
+async function watchExecution(clients, executionArn, flags, justStarted = false) {
   const redraw = createRedraw(process.stdout);
-  for (;;) {
-    const status = await readExecutionStatus(clients, executionArn);
+  for (let first = true; ; first = false) {
+    const status = await readExecutionStatus(clients, executionArn, { justStarted: justStarted && first });
     if (flags.json) process.stdout.write(`${JSON.stringify(status)}\n`);
     else redraw(formatExecutionStatus(status));
     const ended = status.status !== 'RUNNING' && status.status !== 'PENDING_REDRIVE';
@@ -142,7 +143,8 @@ export function formatExecutionStatus(status) {
   const n = (/** @type {number | undefined} */ value) => (value ?? 0).toLocaleString('en-US');
   const lines = [`job ${status.jobId}  ${status.status}${status.redriveCount ? `  (redriven ${status.redriveCount}x)` : ''}  started ${status.startDate ?? '?'}${status.stopDate === undefined ? '' : `, ended ${status.stopDate}`}`];
   const s = status.shards;
-  lines.push(s === undefined ? 'shards: not planned yet' : `shards: ${n(s.total)} in all, ${n(s.pending)} pending, ${n(s.running)} running, ${n(s.succeeded)} succeeded, ${n(s.failed + s.timedOut + s.aborted)} failed`);
+  const redrive = s === undefined ? '' : `${s.pendingRedrive > 0 ? `, ${n(s.pendingRedrive)} pending redrive` : ''}${s.failuresNotRedrivable > 0 ? `, ${n(s.failuresNotRedrivable)} not redrivable (past their history's limit: run the job again)` : ''}`;
+  lines.push(s === undefined ? 'shards: not planned yet' : `shards: ${n(s.total)} in all, ${n(s.pending)} pending, ${n(s.running)} running, ${n(s.succeeded)} succeeded, ${n(s.failed + s.timedOut + s.aborted)} failed${redrive}`);
   const r = status.rows;
   if (r !== undefined) lines.push(...textTable([['rows read', 'written', 'rejected', 'rows/s'], [n(r.rowsRead), n(r.written), n(r.rejected), n(r.rowsPerSecond)]], () => true));
   for (const failed of status.failedShards) lines.push(`shard ${failed.shard === undefined ? '?' : failed.shard + 1} failed: ${failed.error ?? ''}${failed.cause === undefined ? '' : `: ${failed.cause}`}`);

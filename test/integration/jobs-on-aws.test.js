@@ -125,7 +125,13 @@ describe('a job on AWS from the command line', () => {
     expect(redriven.json()).toMatchObject({ executionArn: started.executionArn, redriven: true });
     await sfn.settled();
     const done = await ddbload(['status', started.jobId, '--on-aws', '--stack', STACK, '--region', 'us-east-1', '--json'], sfn);
-    expect(done.json()).toMatchObject({ status: 'SUCCEEDED', redriveCount: 1, shards: { succeeded: 3, failed: 0 }, summary: { rowsRead: 6_000, written: 6_000, balanced: true } });
+    expect(done.json()).toMatchObject({ status: 'SUCCEEDED', redriveCount: 1, shards: { succeeded: 3, failed: 0, pendingRedrive: 0, failuresNotRedrivable: 0 }, summary: { rowsRead: 6_000, written: 6_000, balanced: true } });
+    // Its rate counts the time it ran, not the seconds it stood failed before the redrive.
+    const { startDate, stopDate, rows } = done.json();
+    const elapsed = (Date.parse(stopDate) - Date.parse(startDate)) / 1000;
+    expect(rows.seconds).toBeLessThan(elapsed - 1);
+    expect(rows.rowsPerSecond).toBe(Math.round(6_000 / rows.seconds));
+    process.stdout.write(`redriven job: ${elapsed} s from start to end, ${rows.seconds} s running\n`);
     expect(await countItems(dynamodb, table)).toBe(6_000);
     // A job that succeeded cannot be redriven: the error says why and where to look.
     const refused = await ddbload(['redrive', started.jobId, '--stack', STACK, '--region', 'us-east-1'], sfn);

@@ -26,6 +26,7 @@ const ACCOUNT = '000000000000';
  * @property {string} [error]
  * @property {string} [cause]
  * @property {number} redriveCount
+ * @property {Array<{ type: string, timestamp: Date }>} history  its failures and redrives, as GetExecutionHistory lists them
  * @property {string} [planOutput]
  * @property {number} shards  planned, once Plan has ended
  * @property {ReturnType<typeof createLocalStateMachine>} machine
@@ -61,7 +62,10 @@ export async function startSfnEndpoint({ s3, bucket, stack, steps }) {
     delete execution.stopDate;
     execution.done = run().then(
       (output) => void Object.assign(execution, { status: 'SUCCEEDED', output: JSON.stringify(output), stopDate: new Date(), error: undefined, cause: undefined }),
-      (/** @type {Error} */ error) => void Object.assign(execution, { status: 'FAILED', error: error.name, cause: error.message, stopDate: new Date() }),
+      (/** @type {Error} */ error) => {
+        Object.assign(execution, { status: 'FAILED', error: error.name, cause: error.message, stopDate: new Date() });
+        execution.history.push({ type: 'ExecutionFailed', timestamp: execution.stopDate });
+      },
     );
   }
 
@@ -78,7 +82,7 @@ export async function startSfnEndpoint({ s3, bucket, stack, steps }) {
         throw fault('ExecutionAlreadyExists', `Execution Already Exists: '${executionArn}'`);
       }
       /** @type {Execution} */
-      const execution = { arn: executionArn, name, input, status: 'RUNNING', startDate: new Date(), redriveCount: 0, shards: 0, machine: /** @type {any} */ (undefined), done: Promise.resolve() };
+      const execution = { arn: executionArn, name, input, status: 'RUNNING', startDate: new Date(), redriveCount: 0, history: [], shards: 0, machine: /** @type {any} */ (undefined), done: Promise.resolve() };
       execution.machine = createLocalStateMachine({ s3, bucket, steps: watched(execution) });
       executions.set(executionArn, execution);
       track(execution, () => execution.machine.run(JSON.parse(input)));
@@ -105,6 +109,7 @@ export async function startSfnEndpoint({ s3, bucket, stack, steps }) {
       const execution = executionOf(executionArn);
       const events = [{ id: 1, timestamp: seconds(execution.startDate), type: 'ExecutionStarted' }];
       if (execution.planOutput !== undefined) events.push(/** @type {any} */ ({ id: 2, timestamp: seconds(execution.startDate), type: 'TaskStateExited', stateExitedEventDetails: { name: 'Plan', output: execution.planOutput } }));
+      for (const { type, timestamp } of execution.history) events.push({ id: events.length + 1, timestamp: seconds(timestamp), type });
       return { events };
     },
     ListMapRuns({ executionArn }) {
@@ -114,9 +119,13 @@ export async function startSfnEndpoint({ s3, bucket, stack, steps }) {
     DescribeMapRun({ mapRunArn }) {
       const execution = [...executions.values()].find((one) => mapRunArnOf(one) === mapRunArn);
       if (execution === undefined) throw fault('ResourceNotFound', `Map Run Does Not Exist: '${mapRunArn}'`);
-      const states = [...execution.machine.children().values()].map((child) => child.status);
-      const count = (/** @type {string} */ status) => states.filter((one) => one === status).length;
-      const itemCounts = { pending: execution.shards - states.length, running: count('RUNNING'), succeeded: count('SUCCEEDED'), failed: count('FAILED'), timedOut: count('TIMED_OUT'), aborted: 0, total: execution.shards, resultsWritten: 0 };
+      const children = [...execution.machine.children().values()];
+      const count = (/** @type {string} */ status) => children.filter((one) => one.status === status).length;
+      const unsuccessful = children.filter((one) => one.status !== 'SUCCEEDED' && one.status !== 'RUNNING');
+      // While a redrive runs, its failed children wait for it to start them again; those past their history's limit never will.
+      const pendingRedrive = execution.status === 'RUNNING' && execution.redriveCount > 0 ? unsuccessful.filter((one) => one.redrivable).length : 0;
+      const failuresNotRedrivable = unsuccessful.filter((one) => !one.redrivable).length;
+      const itemCounts = { pending: execution.shards - children.length, running: count('RUNNING'), succeeded: count('SUCCEEDED'), failed: count('FAILED'), timedOut: count('TIMED_OUT'), aborted: 0, total: execution.shards, resultsWritten: 0, pendingRedrive, failuresNotRedrivable };
       return { mapRunArn, executionArn: execution.arn, status: execution.status === 'RUNNING' ? 'RUNNING' : execution.status, itemCounts, executionCounts: itemCounts, maxConcurrency: 0, toleratedFailurePercentage: 0, toleratedFailureCount: 0, startDate: seconds(execution.startDate) };
     },
     ListExecutions({ mapRunArn, statusFilter }) {
@@ -129,6 +138,7 @@ export async function startSfnEndpoint({ s3, bucket, stack, steps }) {
       const execution = executionOf(executionArn);
       if (execution.status !== 'FAILED') throw fault('ExecutionNotRedrivable', `Execution is ${execution.status}: only a failed execution can be redriven`);
       execution.redriveCount++;
+      execution.history.push({ type: 'ExecutionRedriven', timestamp: new Date() });
       track(execution, () => execution.machine.redrive());
       return { redriveDate: seconds(new Date()) };
     },
