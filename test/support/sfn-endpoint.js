@@ -63,8 +63,9 @@ export async function startSfnEndpoint({ s3, bucket, stack, steps }) {
     execution.done = run().then(
       (output) => void Object.assign(execution, { status: 'SUCCEEDED', output: JSON.stringify(output), stopDate: new Date(), error: undefined, cause: undefined }),
       (/** @type {Error} */ error) => {
-        Object.assign(execution, { status: 'FAILED', error: error.name, cause: error.message, stopDate: new Date() });
-        execution.history.push({ type: 'ExecutionFailed', timestamp: execution.stopDate });
+        const stopDate = new Date();
+        Object.assign(execution, { status: 'FAILED', error: error.name, cause: error.message, stopDate });
+        execution.history.push({ type: 'ExecutionFailed', timestamp: stopDate });
       },
     );
   }
