@@ -60,7 +60,8 @@ async function startJob(payload, config, stateMachineArn) {
 /** Step Functions' Plan task: the job's shard list. @param {{ job: Record<string, unknown> }} event @param {import('aws-lambda').Context} [context] */
 export async function plan(event, context) {
   if (context !== undefined) logger.addContext(context);
-  return planStep(event.job, { env: process.env });
+  // In a Step Functions state (at most 256 KiB) the header goes by reference.
+  return planStep(event.job, { env: process.env, headerByRef: true });
 }
 
 /**
@@ -69,7 +70,7 @@ export async function plan(event, context) {
  */
 export async function segment(event, context) {
   if (context !== undefined) logger.addContext(context);
-  return segmentStep(event, { logger, env: process.env, context });
+  return segmentStep(event, { logger, env: process.env, context, headerByRef: true });
 }
 
 /** Step Functions' Summarize task: the job's summary from its shards' results. @param {Parameters<typeof summarizeStep>[0]} event @param {import('aws-lambda').Context} [context] */

@@ -38,7 +38,8 @@ function stepsWith(beforeSegment = () => {}) {
     calls,
     running,
     steps: {
-      plan: (/** @type {any} */ event) => planStep(event.job, { env }),
+      // As the deployed functions run them (src/handler.js): the header by reference.
+      plan: (/** @type {any} */ event) => planStep(event.job, { env, headerByRef: true }),
       async segment(/** @type {any} */ event) {
         const shard = event.shard.shard?.index ?? 0;
         const call = (calls.get(shard) ?? 0) + 1;
@@ -46,7 +47,7 @@ function stepsWith(beforeSegment = () => {}) {
         running.most = Math.max(running.most, ++running.now);
         try {
           await beforeSegment(shard, call);
-          return await segmentStep(event, { logger, env, context: undefined });
+          return await segmentStep(event, { logger, env, context: undefined, headerByRef: true });
         } finally {
           running.now--;
         }
@@ -165,7 +166,7 @@ function wideCsv(bytes, rows) {
 function withSegment(segment) {
   const env = process.env;
   return {
-    plan: (/** @type {any} */ event) => planStep(event.job, { env }),
+    plan: (/** @type {any} */ event) => planStep(event.job, { env, headerByRef: true }),
     segment,
     summarize: async () => ({ state: 'done' }),
   };

@@ -86,10 +86,11 @@ function selectItem(selector, item, index) {
 export function projectSteps(beforeSegment = () => {}) {
   const env = process.env;
   return {
-    plan: (event) => planStep(event.job, { env }),
+    // As the deployed functions run them (src/handler.js): the header by reference.
+    plan: (event) => planStep(event.job, { env, headerByRef: true }),
     async segment(event) {
       await beforeSegment(event.shard.shard?.index ?? 0);
-      return segmentStep(event, { logger, env, context: undefined });
+      return segmentStep(event, { logger, env, context: undefined, headerByRef: true });
     },
     summarize: (event) => summarizeStep(event, { logger, env }),
   };

@@ -34,11 +34,12 @@ import { bucketStore, outputStoreFor } from '../../state/output-store.js';
  * Plan: the job's shards (one for an object that is not cut), each a payload with its range and its
  * share of maxWcu, written as a JSON Lines object for the Map's ItemReader.
  * @param {Record<string, unknown>} job  the job's payload
- * @param {{ env: Record<string, string | undefined>, objectsAtOnce?: number }} deps
- *   objectsAtOnce: shards of a job over many objects that run at once when shardConcurrency does not say (default: all)
+ * @param {{ env: Record<string, string | undefined>, objectsAtOnce?: number, headerByRef?: boolean }} deps
+ *   objectsAtOnce: shards of a job over many objects that run at once when shardConcurrency does not say (default: all);
+ *   headerByRef: the shards carry their CSV header by reference (header-ref.js), as in Step Functions' states
  * @returns {Promise<PlannedJob>}
  */
-export async function planStep(job, { env, objectsAtOnce }) {
+export async function planStep(job, { env, objectsAtOnce, headerByRef = false }) {
   const config = notDryRun(resolveConfig(job, env));
   const clients = clientsFor(config);
   const store = outputStoreFor(config, clients.s3);
@@ -51,7 +52,8 @@ export async function planStep(job, { env, objectsAtOnce }) {
   const maxConcurrency = Math.max(1, Math.min(count, atOnce));
   const bucket = /** @type {string} */ (config.outputBucket);
   const stash = headerStash(store, bucket, `${config.statusPrefix}${jobId}/`);
-  const items = plan === undefined ? [job] : await Promise.all(shardPayloads(job, plan, config.maxWcu, maxConcurrency).map((item) => withHeaderRef(item, stash)));
+  const payloads = plan === undefined ? [job] : shardPayloads(job, plan, config.maxWcu, maxConcurrency);
+  const items = headerByRef ? await Promise.all(payloads.map((item) => withHeaderRef(item, stash))) : payloads;
   const key = shardListKey(config.statusPrefix, jobId);
   const upload = store.upload(key, 'application/x-ndjson', 'the shard list');
   for (const item of items) upload.stream.write(`${JSON.stringify(item)}\n`);
@@ -71,10 +73,12 @@ export async function planStep(job, { env, objectsAtOnce }) {
  * ImportSegment: one segment of one shard, from its checkpoint; it stops before the invocation's time
  * runs out and hands the next one its checkpoint.
  * @param {{ shard: Record<string, unknown>, segment: SegmentState }} input
- * @param {{ logger: Logger, env: Record<string, string | undefined>, context: import('../../segment/run-segment.js').InvocationContext | undefined }} deps
+ * @param {{ logger: Logger, env: Record<string, string | undefined>, context: import('../../segment/run-segment.js').InvocationContext | undefined, headerByRef?: boolean }} deps
+ *   headerByRef: the checkpoint carries its CSV header by reference, as in Step Functions' states (a
+ *   segment that started from a reference always answers one)
  * @returns {Promise<SegmentState>}
  */
-export async function segmentStep({ shard, segment }, { logger, env, context }) {
+export async function segmentStep({ shard, segment }, { logger, env, context, headerByRef = false }) {
   const checkpoint = segment.done ? undefined : segment.checkpoint;
   const refs = { shard: /** @type {any} */ (shard.shard)?.headerRef, checkpoint: /** @type {any} */ (checkpoint)?.headerRef };
   const payload = checkpoint === undefined ? shard : { ...shard, checkpoint };
@@ -85,9 +89,9 @@ export async function segmentStep({ shard, segment }, { logger, env, context }) 
   const outcome = await runSegment(config, { clients: clientsFor(config), logger, context });
   if (outcome.done) return { done: true, result: outcome.summary };
   const { header, ...rest } = outcome.checkpoint;
-  if (header.length === 0) return { done: false, checkpoint: outcome.checkpoint };
-  // The header the segment started with keeps its reference; one it read (the object's start) is written once.
   const known = refs.checkpoint ?? refs.shard;
+  if (header.length === 0 || !(headerByRef || isHeaderRef(known))) return { done: false, checkpoint: outcome.checkpoint };
+  // The header the segment started with keeps its reference; one it read (the object's start) is written once.
   const store = outputStoreFor(config, clients.s3);
   const headerRef = isHeaderRef(known) ? known : await headerStash(store, /** @type {string} */ (config.outputBucket), `${config.statusPrefix}${rest.jobId}/`).stow(header);
   return { done: false, checkpoint: /** @type {any} */ ({ ...rest, headerRef }) };
