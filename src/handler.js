@@ -15,6 +15,7 @@ import { runLocalJob } from './dispatch/local-map.js';
 import { jobIdOfJob, wantsShards } from './plan/job-plan.js';
 import { planStep, segmentStep, summarizeStep } from './dispatch/step-functions/steps.js';
 import { dashboardLinkOf, sfnClient, startJobExecution, stateMachineArnOf } from './dispatch/step-functions/start.js';
+import { bytesToCheck, checkFitsOnAws } from './dispatch/step-functions/limits.js';
 import { runSegment } from './segment/run-segment.js';
 import { runDryRun } from './dry-run/dry-run.js';
 import { logger } from './observe/logger.js';
@@ -46,7 +47,9 @@ export async function handler(event, context) {
  * @param {Record<string, unknown>} payload @param {import('./config/index.js').ImportConfig} config @param {string} stateMachineArn
  */
 async function startJob(payload, config, stateMachineArn) {
-  const jobId = await jobIdOfJob(config, clientsFor(config).s3);
+  const { s3 } = clientsFor(config);
+  checkFitsOnAws(payload, config, await bytesToCheck(config, s3));
+  const jobId = await jobIdOfJob(config, s3);
   const started = await startJobExecution({ sfn: sfnClient(config.region, undefined), stateMachineArn, jobId, input: payload });
   const dashboard = process.env.JOBS_DASHBOARD;
   const answer = dashboard === undefined || dashboard === '' ? started : { ...started, dashboard: dashboardLinkOf(config.region, dashboard) };
@@ -57,7 +60,8 @@ async function startJob(payload, config, stateMachineArn) {
 /** Step Functions' Plan task: the job's shard list. @param {{ job: Record<string, unknown> }} event @param {import('aws-lambda').Context} [context] */
 export async function plan(event, context) {
   if (context !== undefined) logger.addContext(context);
-  return planStep(event.job, { env: process.env, context });
+  // In a Step Functions state (at most 256 KiB) the header goes by reference.
+  return planStep(event.job, { env: process.env, context, headerByRef: true });
 }
 
 /**
@@ -66,7 +70,7 @@ export async function plan(event, context) {
  */
 export async function segment(event, context) {
   if (context !== undefined) logger.addContext(context);
-  return segmentStep(event, { logger, env: process.env, context });
+  return segmentStep(event, { logger, env: process.env, context, headerByRef: true });
 }
 
 /** Step Functions' Summarize task: the job's summary from its shards' results. @param {Parameters<typeof summarizeStep>[0]} event @param {import('aws-lambda').Context} [context] */

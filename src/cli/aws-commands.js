@@ -8,7 +8,7 @@
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { S3Client } from '@aws-sdk/client-s3';
 import { AwsCallError, ConfigError, JobError } from '../errors.js';
-import { executionOfJob, readExecutionStatus, redriveJob } from '../dispatch/step-functions/execution-status.js';
+import { executionOfJob, readExecutionStatus, redriveJob, rerunAdvice } from '../dispatch/step-functions/execution-status.js';
 import { sfnClient } from '../dispatch/step-functions/start.js';
 import { inFlagWords, payloadOf } from './import-flags.js';
 import { createRedraw } from './redraw.js';
@@ -63,7 +63,7 @@ export async function importOnAwsCommand(source, flags) {
     return 0;
   }
   process.stdout.write(`${started.started ? 'started' : 'already started'}: job ${started.jobId}\n${started.note === undefined ? '' : `${started.note}\n`}${started.console}\n`);
-  return watchExecution(clients, started.executionArn, { watch: true });
+  return watchExecution(clients, started.executionArn, { watch: true }, true);
 }
 
 /**
@@ -120,15 +120,17 @@ export async function redriveCommand(job, flags) {
 /**
  * Prints the execution's status, again every WATCH_MS with --watch (in place on a terminal) until it ends.
  * @param {{ sfn: import('@aws-sdk/client-sfn').SFNClient, s3: S3Client }} clients @param {string} executionArn @param {AwsFlags} flags
+ * @param {boolean} [justStarted]  this command started it: the first read waits briefly for it to be seen
  */
-async function watchExecution(clients, executionArn, flags) {
+async function watchExecution(clients, executionArn, flags, justStarted = false) {
   const redraw = createRedraw(process.stdout);
-  for (;;) {
-    const status = await readExecutionStatus(clients, executionArn);
+  for (let first = true; ; first = false) {
+    const status = await readExecutionStatus(clients, executionArn, { justStarted: justStarted && first });
     if (flags.json) process.stdout.write(`${JSON.stringify(status)}\n`);
     else redraw(formatExecutionStatus(status));
     const ended = status.status !== 'RUNNING' && status.status !== 'PENDING_REDRIVE';
-    if (!flags.watch || ended) return status.status === 'SUCCEEDED' || status.status === 'RUNNING' || status.status === 'PENDING_REDRIVE' ? 0 : 2;
+    // A job with failed shards never reads as succeeded, even when its execution did (within its tolerance).
+    if (!flags.watch || ended) return status.failed ? 2 : 0;
     await new Promise((resolve) => setTimeout(resolve, WATCH_MS));
   }
 }
@@ -141,13 +143,15 @@ export function formatExecutionStatus(status) {
   const n = (/** @type {number | undefined} */ value) => (value ?? 0).toLocaleString('en-US');
   const lines = [`job ${status.jobId}  ${status.status}${status.redriveCount ? `  (redriven ${status.redriveCount}x)` : ''}  started ${status.startDate ?? '?'}${status.stopDate === undefined ? '' : `, ended ${status.stopDate}`}`];
   const s = status.shards;
-  lines.push(s === undefined ? 'shards: not planned yet' : `shards: ${n(s.total)} in all, ${n(s.pending)} pending, ${n(s.running)} running, ${n(s.succeeded)} succeeded, ${n(s.failed + s.timedOut + s.aborted)} failed`);
+  const redrive = s === undefined ? '' : `${s.pendingRedrive > 0 ? `, ${n(s.pendingRedrive)} pending redrive` : ''}${s.failuresNotRedrivable > 0 ? `, ${n(s.failuresNotRedrivable)} not redrivable (past their history's limit: run the job again)` : ''}`;
+  lines.push(s === undefined ? 'shards: not planned yet' : `shards: ${n(s.total)} in all, ${n(s.pending)} pending, ${n(s.running)} running, ${n(s.succeeded)} succeeded, ${n(s.failed + s.timedOut + s.aborted)} failed${redrive}`);
   const r = status.rows;
   if (r !== undefined) lines.push(...textTable([['rows read', 'written', 'rejected', 'rows/s'], [n(r.rowsRead), n(r.written), n(r.rejected), n(r.rowsPerSecond)]], () => true));
   for (const failed of status.failedShards) lines.push(`shard ${failed.shard === undefined ? '?' : failed.shard + 1} failed: ${failed.error ?? ''}${failed.cause === undefined ? '' : `: ${failed.cause}`}`);
   if (status.error !== undefined) lines.push(`the job failed: ${status.error}${status.cause === undefined ? '' : `: ${status.cause.slice(0, 300)}`}`);
-  if (status.status === 'FAILED' || status.status === 'TIMED_OUT' || status.status === 'ABORTED') lines.push(`to re-run only its failed shards: ddbload redrive ${status.executionArn}`);
   if (status.summary !== undefined) lines.push(`summary: ${String(status.summary.summary ?? '')}, books ${status.summary.balanced ? 'balanced' : 'open'}`);
+  if (status.status === 'SUCCEEDED' && status.failed) lines.push(`the job failed: its execution SUCCEEDED within toleratedFailurePercentage, but its summary says ${String(status.summary?.state)}${status.summary?.missingResults === undefined ? '' : ` (${String(status.summary.missingResults)})`}`);
+  if (status.failed) lines.push(rerunAdvice(status));
   lines.push(status.console);
   return lines.join('\n');
 }

@@ -135,7 +135,7 @@ export const OPTIONS = /** @type {const} */ ([
   { name: 'toleratedFailurePercentage', group: 'job', env: 'TOLERATED_FAILURE_PERCENTAGE', fallback: 0, parse: integerIn(0, 100), help: 'on AWS, the share of shards that may fail, in percent, before the job fails (the Distributed Map\'s ToleratedFailurePercentage)' },
   { name: 'checkpoint', group: 'job', parse: optional(parseCheckpoint), help: 'where to resume a job, as the function logged or sent it' },
   { name: 'shard', group: 'job', parse: optional(parseShardSpec), help: 'the range this invocation imports (set by the planner)' },
-  { name: 'runId', group: 'job', parse: optionalString, help: 'any value: runs a payload identical to one that completed, again' },
+  { name: 'runId', group: 'job', flag: '--run-id', value: 'id', parse: optionalString, help: 'any value: runs a payload identical to one that completed, again (a job of its own)' },
 
   // The deployment's: the function's environment sets them, a payload cannot.
   { name: 'allowedTables', group: 'deployment', payload: false, env: 'ALLOWED_TABLES', fallback: '', shown: 'none', parse: tableList, help: 'tables a payload may name besides TABLE_NAME' },

@@ -5,9 +5,10 @@
  */
 
 /**
- * One child execution's record: its input and, when it succeeded, its output, as JSON text; when it
- * failed, its error and cause.
- * @typedef {{ Name?: string, Status: string, Input?: string, Output?: string, Error?: string, Cause?: string }} ChildResult
+ * One child execution's record: its input and, when it succeeded, its output, as JSON text (absent when
+ * OutputDetails.Included is false); when it failed, its error and cause. AWS's records hold more
+ * (ExecutionArn, RedriveStatus, dates...): these are the fields Summarize reads.
+ * @typedef {{ Name?: string, Status: string, Input?: string, Output?: string, OutputDetails?: { Included?: boolean }, Error?: string, Cause?: string }} ChildResult
  */
 
 /**

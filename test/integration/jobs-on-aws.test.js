@@ -29,8 +29,9 @@ function peopleCsv(rows) {
 /**
  * The stack's API offline, its steps the project's, with a fault to inject before a segment.
  * @param {{ failing?: Set<number> }} [faults]  shards whose next segment fails (once each)
+ * @param {Record<string, string>} [environment]  the stack's function's, beside its state machine and COLUMN_TYPES
  */
-async function stackOffline(faults = {}) {
+async function stackOffline(faults = {}, environment = {}) {
   const steps = projectSteps((shard) => {
     if (faults.failing?.delete(shard)) throw Object.assign(new Error(`shard ${shard + 1} refused by the test`), { name: 'InjectedFault' });
   });
@@ -39,7 +40,7 @@ async function stackOffline(faults = {}) {
   // The stack's import function, with the environment `sls deploy` gives it (a column type among it).
   process.env.AWS_ENDPOINT_URL_SFN = endpoint.endpoint;
   cleanup(() => void delete process.env.AWS_ENDPOINT_URL_SFN);
-  const lambda = await startLambdaInvokeEndpoint({ name: `${STACK}-import`, handler, environment: { STATE_MACHINE_NAME: `${STACK}-job`, COLUMN_TYPES: 'balance:N' } });
+  const lambda = await startLambdaInvokeEndpoint({ name: `${STACK}-import`, handler, environment: { STATE_MACHINE_NAME: `${STACK}-job`, COLUMN_TYPES: 'balance:N', ...environment } });
   cleanup(() => lambda.stop());
   return { ...endpoint, lambdaEndpoint: lambda.endpoint };
 }
@@ -129,12 +130,49 @@ describe('a job on AWS from the command line', () => {
     expect(redriven.json()).toMatchObject({ executionArn: started.executionArn, redriven: true });
     await sfn.settled();
     const done = await ddbload(['status', started.jobId, '--on-aws', '--stack', STACK, '--region', 'us-east-1', '--json'], sfn);
-    expect(done.json()).toMatchObject({ status: 'SUCCEEDED', redriveCount: 1, shards: { succeeded: 3, failed: 0 }, summary: { rowsRead: 6_000, written: 6_000, balanced: true } });
+    expect(done.json()).toMatchObject({ status: 'SUCCEEDED', redriveCount: 1, shards: { succeeded: 3, failed: 0, pendingRedrive: 0, failuresNotRedrivable: 0 }, summary: { rowsRead: 6_000, written: 6_000, balanced: true } });
+    // Its rate counts the time it ran, not the seconds it stood failed before the redrive.
+    const { startDate, stopDate, rows } = done.json();
+    const elapsed = (Date.parse(stopDate) - Date.parse(startDate)) / 1000;
+    expect(rows.seconds).toBeLessThan(elapsed - 1);
+    expect(rows.rowsPerSecond).toBe(Math.round(6_000 / rows.seconds));
+    process.stdout.write(`redriven job: ${elapsed} s from start to end, ${rows.seconds} s running\n`);
     expect(await countItems(dynamodb, table)).toBe(6_000);
     // A job that succeeded cannot be redriven: the error says why and where to look.
     const refused = await ddbload(['redrive', started.jobId, '--stack', STACK, '--region', 'us-east-1'], sfn);
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toMatch(/cannot be redriven: .*only a FAILED, TIMED_OUT or ABORTED execution/);
+  });
+
+  it('a job whose failed shard stayed within toleratedFailurePercentage succeeds on AWS but reads failed: exit 2, and how to run it again', async () => {
+    const sfn = await stackOffline({ failing: new Set([1]) }, { TOLERATED_FAILURE_PERCENTAGE: '50' });
+    const table = await createTable(dynamodb);
+    await upload(s3, 'aws/tolerated.csv', peopleCsv(3_000));
+    const started = (await ddbload(['import', `s3://${TEST_BUCKET}/aws/tolerated.csv`, '--table', table, '--shards', '3', '--on-aws', '--stack', STACK, '--region', 'us-east-1', '--json'], sfn)).json();
+    await sfn.settled();
+
+    const status = await ddbload(['status', started.jobId, '--on-aws', '--stack', STACK, '--region', 'us-east-1'], sfn);
+    expect(status.code).toBe(2);
+    expect(status.stdout).toContain(`job ${started.jobId}  SUCCEEDED`);
+    expect(status.stdout).toContain('shard 2 failed: InjectedFault: shard 2 refused by the test');
+    expect(status.stdout).toMatch(/the job failed: its execution SUCCEEDED within toleratedFailurePercentage, but its summary says failed/);
+    expect(status.stdout).toContain(`Step Functions redrives no SUCCEEDED execution, so to import the failed shard run the job again, with the same options and a new --run-id (ddbload import s3://${TEST_BUCKET}/aws/tolerated.csv --on-aws --run-id 2 ...)`);
+    const json = (await ddbload(['status', started.jobId, '--on-aws', '--stack', STACK, '--region', 'us-east-1', '--json'], sfn));
+    expect(json.code).toBe(2);
+    expect(json.json()).toMatchObject({ status: 'SUCCEEDED', failed: true, summary: { state: 'failed', failedShards: [{ shard: 1, error: 'InjectedFault' }] } });
+    // RedriveExecution refuses a SUCCEEDED execution: the command says why and what to do instead.
+    const redrive = await ddbload(['redrive', started.jobId, '--stack', STACK, '--region', 'us-east-1'], sfn);
+    expect(redrive.code).not.toBe(0);
+    expect(redrive.stderr).toMatch(/cannot be redriven: it SUCCEEDED, its failed shards within toleratedFailurePercentage; Step Functions redrives no SUCCEEDED execution, so to import the failed shard run the job again/);
+
+    // Run again with a new --run-id: a job of its own, every shard, and the table has every row.
+    const again = await ddbload(['import', `s3://${TEST_BUCKET}/aws/tolerated.csv`, '--table', table, '--shards', '3', '--run-id', '2', '--on-aws', '--stack', STACK, '--region', 'us-east-1', '--json'], sfn);
+    expect(again.json()).toMatchObject({ started: true });
+    expect(again.json().jobId).not.toBe(started.jobId);
+    await sfn.settled();
+    const done = await ddbload(['status', again.json().jobId, '--on-aws', '--stack', STACK, '--region', 'us-east-1', '--json'], sfn);
+    expect({ code: done.code, status: done.json() }).toMatchObject({ code: 0, status: { status: 'SUCCEEDED', failed: false, summary: { state: 'done', rowsRead: 3_000, written: 3_000 } } });
+    expect(await countItems(dynamodb, table)).toBe(3_000);
   });
 
   it('names the missing or wrong stack and a local file in the words of the flags', async () => {
@@ -156,5 +194,15 @@ describe('a job on AWS from the command line', () => {
     expect(byObject.stderr).toMatch(/a job on AWS is named by its job id .* or its execution's ARN/);
     const unknown = await ddbload(['status', '3f2a9c1e-0b7d-5e4f-9a1c-2d3e4f5a6b7c', '--on-aws', '--stack', STACK, '--region', 'us-east-1'], sfn);
     expect(unknown.stderr).toMatch(/no such job execution: .*check the job id, the stack \(--stack\) and the region \(--region\)/);
+  });
+
+  it('refuses, before its execution starts, segments so short that a shard could pass the history limit', async () => {
+    const sfn = await stackOffline();
+    // 16 MB in one shard at 64 KiB/s is 244 s: over 2,221 segments, 110 ms each at least.
+    await upload(s3, 'aws/big.csv', `id\n${'x'.repeat(16_000_000)}\n`);
+    const refused = await ddbload(['import', `s3://${TEST_BUCKET}/aws/big.csv`, '--table', 'People', '--segment-ms', '100', '--on-aws', '--stack', STACK, '--region', 'us-east-1'], sfn);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toMatch(/the stack refused the job: .*at most 25000 history events, 2221 segments; a shard of 16\.0 MB .* needs segments of 110 ms: pass --segment-ms 110 or more/);
+    expect(await sfn.executions()).toBe(0);
   });
 });

@@ -28,9 +28,9 @@ const ACCOUNT = '000000000000';
  * @property {string} [error]
  * @property {string} [cause]
  * @property {number} redriveCount
+ * @property {Array<{ type: string, timestamp: Date }>} history  its failures and redrives, as GetExecutionHistory lists them
  * @property {string} [planOutput]
  * @property {number} shards  planned, once Plan has ended
- * @property {Map<number, { status: string, input: string, error?: string, cause?: string }>} children
  * @property {ReturnType<typeof createLocalStateMachine>} machine
  * @property {Promise<void>} done
  */
@@ -44,7 +44,7 @@ export async function startSfnEndpoint({ s3, bucket, stack, steps }) {
   /** @type {Map<string, Execution>} */
   const executions = new Map();
 
-  /** The steps, watched: Plan's output, and each child as it starts and ends. @param {Execution} execution */
+  /** The steps, watched: Plan's output (the children are the local machine's). @param {Execution} execution */
   function watched(execution) {
     return {
       async plan(/** @type {any} */ event) {
@@ -53,20 +53,7 @@ export async function startSfnEndpoint({ s3, bucket, stack, steps }) {
         execution.shards = /** @type {any} */ (output).shards;
         return output;
       },
-      async segment(/** @type {any} */ event) {
-        const index = event.shard.shard?.index ?? 0;
-        execution.children.set(index, { status: 'RUNNING', input: JSON.stringify({ shard: event.shard, segment: { done: false } }) });
-        try {
-          const answer = await steps.segment(event);
-          if (answer.done) execution.children.set(index, { ...execution.children.get(index), input: execution.children.get(index)?.input ?? '', status: 'SUCCEEDED' });
-          return answer;
-        } catch (error) {
-          // As a Lambda task's failure reaches Step Functions: the error's type, and the function's error as JSON.
-          const { name, message } = /** @type {Error} */ (error);
-          execution.children.set(index, { input: execution.children.get(index)?.input ?? '', status: 'FAILED', error: name, cause: JSON.stringify({ errorType: name, errorMessage: message, trace: [] }) });
-          throw error;
-        }
-      },
+      segment: steps.segment,
       summarize: steps.summarize,
     };
   }
@@ -77,7 +64,11 @@ export async function startSfnEndpoint({ s3, bucket, stack, steps }) {
     delete execution.stopDate;
     execution.done = run().then(
       (output) => void Object.assign(execution, { status: 'SUCCEEDED', output: JSON.stringify(output), stopDate: new Date(), error: undefined, cause: undefined }),
-      (/** @type {Error} */ error) => void Object.assign(execution, { status: 'FAILED', error: error.name, cause: error.message, stopDate: new Date() }),
+      (/** @type {Error} */ error) => {
+        const stopDate = new Date();
+        Object.assign(execution, { status: 'FAILED', error: error.name, cause: error.message, stopDate });
+        execution.history.push({ type: 'ExecutionFailed', timestamp: stopDate });
+      },
     );
   }
 
@@ -94,7 +85,7 @@ export async function startSfnEndpoint({ s3, bucket, stack, steps }) {
         throw fault('ExecutionAlreadyExists', `Execution Already Exists: '${executionArn}'`);
       }
       /** @type {Execution} */
-      const execution = { arn: executionArn, name, input, status: 'RUNNING', startDate: new Date(), redriveCount: 0, shards: 0, children: new Map(), machine: /** @type {any} */ (undefined), done: Promise.resolve() };
+      const execution = { arn: executionArn, name, input, status: 'RUNNING', startDate: new Date(), redriveCount: 0, history: [], shards: 0, machine: /** @type {any} */ (undefined), done: Promise.resolve() };
       execution.machine = createLocalStateMachine({ s3, bucket, steps: watched(execution) });
       executions.set(executionArn, execution);
       track(execution, () => execution.machine.run(JSON.parse(input)));
@@ -121,6 +112,7 @@ export async function startSfnEndpoint({ s3, bucket, stack, steps }) {
       const execution = executionOf(executionArn);
       const events = [{ id: 1, timestamp: seconds(execution.startDate), type: 'ExecutionStarted' }];
       if (execution.planOutput !== undefined) events.push(/** @type {any} */ ({ id: 2, timestamp: seconds(execution.startDate), type: 'TaskStateExited', stateExitedEventDetails: { name: 'Plan', output: execution.planOutput } }));
+      for (const { type, timestamp } of execution.history) events.push({ id: events.length + 1, timestamp: seconds(timestamp), type });
       return { events };
     },
     ListMapRuns({ executionArn }) {
@@ -130,22 +122,26 @@ export async function startSfnEndpoint({ s3, bucket, stack, steps }) {
     DescribeMapRun({ mapRunArn }) {
       const execution = [...executions.values()].find((one) => mapRunArnOf(one) === mapRunArn);
       if (execution === undefined) throw fault('ResourceNotFound', `Map Run Does Not Exist: '${mapRunArn}'`);
-      const states = [...execution.children.values()].map((child) => child.status);
-      const count = (/** @type {string} */ status) => states.filter((one) => one === status).length;
-      const itemCounts = { pending: execution.shards - states.length, running: count('RUNNING'), succeeded: count('SUCCEEDED'), failed: count('FAILED'), timedOut: 0, aborted: 0, total: execution.shards, resultsWritten: 0 };
+      const children = [...execution.machine.children().values()];
+      const count = (/** @type {string} */ status) => children.filter((one) => one.status === status).length;
+      const unsuccessful = children.filter((one) => one.status !== 'SUCCEEDED' && one.status !== 'RUNNING');
+      // While a redrive runs, its failed children wait for it to start them again; those past their history's limit never will.
+      const pendingRedrive = execution.status === 'RUNNING' && execution.redriveCount > 0 ? unsuccessful.filter((one) => one.redrivable).length : 0;
+      const failuresNotRedrivable = unsuccessful.filter((one) => !one.redrivable).length;
+      const itemCounts = { pending: execution.shards - children.length, running: count('RUNNING'), succeeded: count('SUCCEEDED'), failed: count('FAILED'), timedOut: count('TIMED_OUT'), aborted: 0, total: execution.shards, resultsWritten: 0, pendingRedrive, failuresNotRedrivable };
       return { mapRunArn, executionArn: execution.arn, status: execution.status === 'RUNNING' ? 'RUNNING' : execution.status, itemCounts, executionCounts: itemCounts, maxConcurrency: 0, toleratedFailurePercentage: 0, toleratedFailureCount: 0, startDate: seconds(execution.startDate) };
     },
     ListExecutions({ mapRunArn, statusFilter }) {
       const execution = [...executions.values()].find((one) => mapRunArnOf(one) === mapRunArn);
       if (execution === undefined) throw fault('ResourceNotFound', `Map Run Does Not Exist: '${mapRunArn}'`);
-      const children = [...execution.children.entries()].filter(([, child]) => statusFilter === undefined || child.status === statusFilter);
+      const children = [...execution.machine.children().entries()].filter(([, child]) => statusFilter === undefined || child.status === statusFilter);
       return { executions: children.map(([index, child]) => ({ executionArn: `${mapRunArnOf(execution).replace(':mapRun:', ':execution:')}:${index}`, stateMachineArn, name: String(index), status: child.status, startDate: seconds(execution.startDate) })) };
     },
     RedriveExecution({ executionArn }) {
       const execution = executionOf(executionArn);
       if (execution.status !== 'FAILED') throw fault('ExecutionNotRedrivable', `Execution is ${execution.status}: only a failed execution can be redriven`);
       execution.redriveCount++;
-      for (const [index, child] of execution.children) if (child.status === 'FAILED') execution.children.set(index, { ...child, status: 'RUNNING', error: undefined, cause: undefined });
+      execution.history.push({ type: 'ExecutionRedriven', timestamp: new Date() });
       track(execution, () => execution.machine.redrive());
       return { redriveDate: seconds(new Date()) };
     },
@@ -162,7 +158,9 @@ export async function startSfnEndpoint({ s3, bucket, stack, steps }) {
   function childOf(arn) {
     for (const execution of executions.values()) {
       const prefix = `${mapRunArnOf(execution).replace(':mapRun:', ':execution:')}:`;
-      if (arn.startsWith(prefix)) return execution.children.get(Number(arn.slice(prefix.length)));
+      if (!arn.startsWith(prefix)) continue;
+      const child = execution.machine.children().get(Number(arn.slice(prefix.length)));
+      return child;
     }
     return undefined;
   }
@@ -194,6 +192,8 @@ export async function startSfnEndpoint({ s3, bucket, stack, steps }) {
     endpoint: gate.endpoint,
     gate,
     stateMachineArn,
+    /** How many executions were started. */
+    executions: () => executions.size,
     /** Waits for every execution started or redriven so far to end. */
     settled: () => Promise.all([...executions.values()].map((execution) => execution.done)),
     async stop() {

@@ -37,10 +37,15 @@ const FAILED_SHOWN = 20;
  * @property {number} [redriveCount]
  * @property {string} [error]  the execution's, when it failed
  * @property {string} [cause]
- * @property {{ total: number, pending: number, running: number, succeeded: number, failed: number, timedOut: number, aborted: number }} [shards]  the map run's counts, once it started
+ * @property {{ total: number, pending: number, running: number, succeeded: number, failed: number, timedOut: number, aborted: number, pendingRedrive: number, failuresNotRedrivable: number }} [shards]
+ *   the map run's counts, once it started; pendingRedrive: failed shards waiting for their redrive to start
+ *   them; failuresNotRedrivable: failed shards no redrive can run again (past their history's limit)
  * @property {Array<{ shard?: number, error?: string, cause?: string }>} failedShards  at most FAILED_SHOWN
  * @property {import('../../state/job-status.js').JobStatus['total']} [rows]  the shards' status objects added up
- * @property {Record<string, unknown>} [summary]  Summarize's answer, once the job succeeded
+ * @property {Record<string, unknown>} [summary]  Summarize's answer, once the execution succeeded
+ * @property {string} [source]  what the job imports (s3://bucket/key or s3://bucket/prefix), once planned
+ * @property {boolean} failed  the job failed: its execution did, or it succeeded with shards failed within
+ *   toleratedFailurePercentage (Summarize says so); never read as succeeded
  */
 
 /**
@@ -72,19 +77,47 @@ export async function executionOfJob(sfn, job, stack) {
 }
 
 /**
+ * How long a status read right after the command's own start waits for the execution to be seen:
+ * DescribeExecution (and the calls after it) are eventually consistent, and can answer
+ * ExecutionDoesNotExist for an execution started a moment ago.
+ */
+const SEEN_AFTER_START_MS = [250, 500, 1_000, 2_000, 4_000];
+
+/**
+ * @param {{ sfn: SFNClient, s3: S3Client }} clients @param {string} executionArn
+ * @param {{ justStarted?: boolean, sleep?: (ms: number) => Promise<void> }} [options]
+ *   justStarted: the command started it (or was told it was): ExecutionDoesNotExist is read again a few times
+ * @returns {Promise<ExecutionStatus>}
+ */
+export async function readExecutionStatus(clients, executionArn, { justStarted = false, sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms)) } = {}) {
+  for (const waitMs of justStarted ? SEEN_AFTER_START_MS : []) {
+    try {
+      return await readStatusOnce(clients, executionArn);
+    } catch (error) {
+      if (/** @type {any} */ (error)?.cause?.name !== 'ExecutionDoesNotExist') throw error;
+      await sleep(waitMs);
+    }
+  }
+  return readStatusOnce(clients, executionArn);
+}
+
+/**
  * @param {{ sfn: SFNClient, s3: S3Client }} clients @param {string} executionArn
  * @returns {Promise<ExecutionStatus>}
  */
-export async function readExecutionStatus({ sfn, s3 }, executionArn) {
+async function readStatusOnce({ sfn, s3 }, executionArn) {
   const execution = await call(() => sfn.send(new DescribeExecutionCommand({ executionArn })), `describe the execution ${executionArn}`, 'states:DescribeExecution');
   const jobId = execution.name ?? executionArn.split(':').at(-1) ?? '';
-  const planned = await plannedJobOf(sfn, executionArn);
+  /** @type {Record<string, unknown> | undefined} */
+  const summary = execution.status === 'SUCCEEDED' && execution.output !== undefined ? JSON.parse(execution.output) : undefined;
+  const { planned, idleMs } = await historyOf(sfn, executionArn);
   const mapRunArn = await mapRunOf(sfn, executionArn);
-  const [shards, failedShards, rows] = await Promise.all([
+  const [shards, failedShards, sofar] = await Promise.all([
     mapRunArn === undefined ? undefined : shardCounts(sfn, mapRunArn),
     mapRunArn === undefined ? [] : failedShardsOf(sfn, mapRunArn),
     planned === undefined ? undefined : rowsSoFar(s3, planned),
   ]);
+  const rows = sofar === undefined || !execution.redriveCount || execution.startDate === undefined ? sofar : { ...sofar, ...activeRate(sofar.rowsRead, execution.startDate, execution.stopDate ?? new Date(), idleMs) };
   return {
     jobId,
     executionArn,
@@ -97,9 +130,17 @@ export async function readExecutionStatus({ sfn, s3 }, executionArn) {
     ...(shards === undefined ? {} : { shards }),
     failedShards,
     ...(rows === undefined ? {} : { rows }),
-    ...(execution.status === 'SUCCEEDED' && execution.output !== undefined ? { summary: JSON.parse(execution.output) } : {}),
+    ...(summary === undefined ? {} : { summary }),
+    ...(planned === undefined ? {} : { source: sourceOf(planned.job) }),
+    failed: ENDED_FAILED.has(execution.status ?? '') || (summary !== undefined && summary.state !== 'done'),
   };
 }
+
+/** An execution that ended so can be redriven (within 14 days). */
+export const ENDED_FAILED = new Set(['FAILED', 'TIMED_OUT', 'ABORTED']);
+
+/** What a job's payload imports, as the command line names it. @param {Record<string, unknown>} job */
+const sourceOf = (job) => `s3://${String(job.bucket)}/${String(job.key ?? job.prefix ?? '')}`;
 
 /**
  * Redrives a failed job: its failed shards run again, each from the step it failed in, then Summarize.
@@ -109,7 +150,7 @@ export async function readExecutionStatus({ sfn, s3 }, executionArn) {
  * @param {{ sfn: SFNClient, s3: S3Client }} clients @param {string} executionArn
  */
 export async function redriveJob({ sfn, s3 }, executionArn) {
-  const planned = await plannedJobOf(sfn, executionArn);
+  const { planned } = await historyOf(sfn, executionArn);
   const shards = planned === undefined ? [] : ((await jobStatusOf(s3, planned))?.shards ?? []);
   const writing = shards.filter((shard) => shard.state === 'running' && shard.handedOverAt === undefined);
   if (writing.length > 0) {
@@ -121,6 +162,8 @@ export async function redriveJob({ sfn, s3 }, executionArn) {
     return { executionArn, redriven: true, redriveDate: redriveDate?.toISOString(), console: consoleLinkOf(executionArn) };
   } catch (error) {
     if (/** @type {Error} */ (error)?.name === 'ExecutionNotRedrivable') {
+      const status = await readExecutionStatus({ sfn, s3 }, executionArn).catch(() => undefined);
+      if (status?.status === 'SUCCEEDED' && status.failed) throw new JobError(`the job's execution cannot be redriven: it SUCCEEDED, its failed shards within toleratedFailurePercentage; ${rerunAdvice(status)}`);
       throw new JobError(`the job's execution cannot be redriven: ${/** @type {Error} */ (error).message} (only a FAILED, TIMED_OUT or ABORTED execution, within 14 days of its start, is); see its state with \`ddbload status\``);
     }
     throw new AwsCallError(`redrive ${executionArn}`, error, undefined, '; your credentials need states:RedriveExecution on it');
@@ -128,35 +171,60 @@ export async function redriveJob({ sfn, s3 }, executionArn) {
 }
 
 /**
- * What Plan answered (where the shard list and results are), from the execution's history.
+ * From the execution's history: what Plan answered (where the shard list and results are), and the time
+ * it stood failed before each redrive (from each ExecutionFailed, TimedOut or Aborted to the
+ * ExecutionRedriven after it). The job's own history is short (its shards' are their children's).
  * @param {SFNClient} sfn @param {string} executionArn
- * @returns {Promise<import('./steps.js').PlannedJob | undefined>}  undefined until Plan has ended
+ * @returns {Promise<{ planned: import('./steps.js').PlannedJob | undefined, idleMs: number }>}  planned: undefined until Plan has ended
  */
-async function plannedJobOf(sfn, executionArn) {
+async function historyOf(sfn, executionArn) {
+  /** @type {import('./steps.js').PlannedJob | undefined} */
+  let planned;
+  let idleMs = 0;
+  /** @type {number | undefined} */
+  let endedAt;
   /** @type {string | undefined} */
   let nextToken;
   do {
-    const page = await call(() => sfn.send(new GetExecutionHistoryCommand({ executionArn, nextToken, maxResults: 100, includeExecutionData: true })), `read the history of ${executionArn}`, 'states:GetExecutionHistory');
+    const page = await call(() => sfn.send(new GetExecutionHistoryCommand({ executionArn, nextToken, maxResults: 1000, includeExecutionData: true })), `read the history of ${executionArn}`, 'states:GetExecutionHistory');
     for (const event of page.events ?? []) {
       const exited = event.stateExitedEventDetails;
-      if (exited?.name === 'Plan' && exited.output !== undefined) return JSON.parse(exited.output);
+      if (planned === undefined && exited?.name === 'Plan' && exited.output !== undefined) planned = JSON.parse(exited.output);
+      const at = event.timestamp?.getTime();
+      if (event.type === 'ExecutionFailed' || event.type === 'ExecutionTimedOut' || event.type === 'ExecutionAborted') endedAt = at;
+      if (event.type === 'ExecutionRedriven' && endedAt !== undefined && at !== undefined) {
+        idleMs += Math.max(0, at - endedAt);
+        endedAt = undefined;
+      }
     }
     nextToken = page.nextToken;
   } while (nextToken !== undefined);
-  return undefined;
+  return { planned, idleMs };
+}
+
+/**
+ * A redriven job's time and rate: from its start to its end (or now), less the time it stood failed
+ * before each redrive, when nothing ran.
+ * @param {number} rowsRead @param {Date} start @param {Date} end @param {number} idleMs
+ */
+export function activeRate(rowsRead, start, end, idleMs) {
+  const seconds = Math.max(0, (end.getTime() - start.getTime() - idleMs) / 1000);
+  return { seconds, rowsPerSecond: seconds > 0 ? Math.round(rowsRead / seconds) : 0 };
 }
 
 /** @param {SFNClient} sfn @param {string} executionArn */
 async function mapRunOf(sfn, executionArn) {
   const { mapRuns } = await call(() => sfn.send(new ListMapRunsCommand({ executionArn })), `list the map runs of ${executionArn}`, 'states:ListMapRuns');
-  // A redrive goes on in the same map run; the latest is the one to show.
-  return mapRuns?.at(-1)?.mapRunArn;
+  // A redrive goes on in the same map run; were there several, the latest started is the one to show
+  // (ListMapRuns promises no order).
+  const latest = (mapRuns ?? []).reduce((/** @type {import('@aws-sdk/client-sfn').MapRunListItem | undefined} */ best, run) => (best === undefined || (run.startDate?.getTime() ?? 0) > (best.startDate?.getTime() ?? 0) ? run : best), undefined);
+  return latest?.mapRunArn;
 }
 
 /** @param {SFNClient} sfn @param {string} mapRunArn */
 async function shardCounts(sfn, mapRunArn) {
   const { itemCounts: c } = await call(() => sfn.send(new DescribeMapRunCommand({ mapRunArn })), `describe the map run ${mapRunArn}`, 'states:DescribeMapRun');
-  return { total: c?.total ?? 0, pending: c?.pending ?? 0, running: c?.running ?? 0, succeeded: c?.succeeded ?? 0, failed: c?.failed ?? 0, timedOut: c?.timedOut ?? 0, aborted: c?.aborted ?? 0 };
+  return { total: c?.total ?? 0, pending: c?.pending ?? 0, running: c?.running ?? 0, succeeded: c?.succeeded ?? 0, failed: c?.failed ?? 0, timedOut: c?.timedOut ?? 0, aborted: c?.aborted ?? 0, pendingRedrive: c?.pendingRedrive ?? 0, failuresNotRedrivable: c?.failuresNotRedrivable ?? 0 };
 }
 
 /**
@@ -204,4 +272,16 @@ async function call(send, what, permission) {
     if (/** @type {Error} */ (error)?.name === 'ExecutionDoesNotExist') throw new JobError(`no such job execution: could not ${what}; check the job id, the stack (--stack) and the region (--region)`, { cause: error });
     throw new AwsCallError(what, error, undefined, `; your credentials need ${permission}`);
   }
+}
+
+/**
+ * How to run a job's failed shards again: a redrive when its execution failed (only its failed shards,
+ * each from where it failed); else, an execution that SUCCEEDED with shards failed within its tolerance
+ * (Step Functions redrives no SUCCEEDED execution), another run of the job, a job of its own.
+ * @param {ExecutionStatus} status
+ */
+export function rerunAdvice(status) {
+  if (ENDED_FAILED.has(status.status)) return `to re-run only its failed shards: ddbload redrive ${status.executionArn}`;
+  const shards = /** @type {unknown[] | undefined} */ (status.summary?.failedShards)?.length ?? 0;
+  return `Step Functions redrives no SUCCEEDED execution, so to import ${shards === 1 ? 'the failed shard' : `the ${shards} failed shards`} run the job again, with the same options and a new --run-id (ddbload import ${status.source ?? 's3://...'} --on-aws --run-id 2 ...): every shard runs again, and rows already written are written again as they are`;
 }

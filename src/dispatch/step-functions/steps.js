@@ -11,6 +11,7 @@ import { sumSummaries } from '../../observe/counters.js';
 import { exportBooks, jobIdOfJob, planJob, shardPayloads, wantsShards } from '../../plan/job-plan.js';
 import { runSegment } from '../../segment/run-segment.js';
 import { causeOf, shardOfChild } from '../map-results.js';
+import { headerOf, headerStash, isHeaderRef } from './header-ref.js';
 import { planKey, resultsPrefix, shardListKey, summaryKey } from '../../state/object-keys.js';
 import { bucketStore, outputStoreFor } from '../../state/output-store.js';
 
@@ -30,6 +31,7 @@ import { bucketStore, outputStoreFor } from '../../state/output-store.js';
  */
 
 /**
+/**
  * What Plan answers when its invocation's time ran out before the last cut: the state machine runs Plan
  * again with the job, and it goes on from the progress it kept in the output store.
  * @typedef {{ planning: true, jobId: string, job: Record<string, unknown>, byte: number, bytes: number }} PlanningJob
@@ -41,11 +43,12 @@ import { bucketStore, outputStoreFor } from '../../state/output-store.js';
  * it up to its last cut: past segmentMs, or when the invocation's time falls to timeMarginMs, Plan keeps
  * how far it got and answers PlanningJob, and the next Plan goes on (as segments do).
  * @param {Record<string, unknown>} job  the job's payload
- * @param {{ env: Record<string, string | undefined>, objectsAtOnce?: number, context?: import('../../segment/run-segment.js').InvocationContext }} deps
- *   objectsAtOnce: shards of a job over many objects that run at once when shardConcurrency does not say (default: all)
+ * @param {{ env: Record<string, string | undefined>, objectsAtOnce?: number, headerByRef?: boolean, context?: import('../../segment/run-segment.js').InvocationContext }} deps
+ *   objectsAtOnce: shards of a job over many objects that run at once when shardConcurrency does not say (default: all);
+ *   headerByRef: the shards carry their CSV header by reference (header-ref.js), as in Step Functions' states
  * @returns {Promise<PlannedJob | PlanningJob>}
  */
-export async function planStep(job, { env, objectsAtOnce, context }) {
+export async function planStep(job, { env, objectsAtOnce, headerByRef = false, context }) {
   const config = notDryRun(resolveConfig(job, env));
   const clients = clientsFor(config);
   const store = outputStoreFor(config, clients.s3);
@@ -62,19 +65,22 @@ export async function planStep(job, { env, objectsAtOnce, context }) {
   const count = plan?.shards.length ?? 1;
   const atOnce = config.shardConcurrency ?? (plan?.objects !== undefined ? (objectsAtOnce ?? count) : count);
   const maxConcurrency = Math.max(1, Math.min(count, atOnce));
-  const items = plan === undefined ? [job] : shardPayloads(job, plan, config.maxWcu, maxConcurrency);
+  const bucket = /** @type {string} */ (config.outputBucket);
+  const stash = headerStash(store, bucket, `${config.statusPrefix}${jobId}/`);
+  const payloads = plan === undefined ? [job] : shardPayloads(job, plan, config.maxWcu, maxConcurrency);
+  const items = headerByRef ? await Promise.all(payloads.map((item) => withHeaderRef(item, stash))) : payloads;
   const key = shardListKey(config.statusPrefix, jobId);
   const upload = store.upload(key, 'application/x-ndjson', 'the shard list');
   for (const item of items) upload.stream.write(`${JSON.stringify(item)}\n`);
   upload.stream.end();
   await upload.done;
-  const bucket = /** @type {string} */ (config.outputBucket);
   return { jobId, job, shardList: { bucket, key }, shards: items.length, maxConcurrency, toleratedFailurePercentage: config.toleratedFailurePercentage, results: { bucket, prefix: resultsPrefix(config.statusPrefix, jobId) } };
 }
 
 /**
  * What a child's loop carries from one ImportSegment to the next: nothing yet, a checkpoint, or the
- * shard's summary once it is done.
+ * shard's summary once it is done. A checkpoint's CSV header is carried by reference (`headerRef`, see
+ * header-ref.js), as is a shard's: a state holds at most 256 KiB.
  * @typedef {{ done: false, checkpoint?: import('../../state/checkpoint.js').Checkpoint } | { done: true, result: ImportSummary }} SegmentState
  */
 
@@ -82,14 +88,52 @@ export async function planStep(job, { env, objectsAtOnce, context }) {
  * ImportSegment: one segment of one shard, from its checkpoint; it stops before the invocation's time
  * runs out and hands the next one its checkpoint.
  * @param {{ shard: Record<string, unknown>, segment: SegmentState }} input
- * @param {{ logger: Logger, env: Record<string, string | undefined>, context: import('../../segment/run-segment.js').InvocationContext | undefined }} deps
+ * @param {{ logger: Logger, env: Record<string, string | undefined>, context: import('../../segment/run-segment.js').InvocationContext | undefined, headerByRef?: boolean }} deps
+ *   headerByRef: the checkpoint carries its CSV header by reference, as in Step Functions' states (a
+ *   segment that started from a reference always answers one)
  * @returns {Promise<SegmentState>}
  */
-export async function segmentStep({ shard, segment }, { logger, env, context }) {
+export async function segmentStep({ shard, segment }, { logger, env, context, headerByRef = false }) {
   const checkpoint = segment.done ? undefined : segment.checkpoint;
-  const config = notDryRun(resolveConfig(checkpoint === undefined ? shard : { ...shard, checkpoint }, env));
+  const refs = { shard: /** @type {any} */ (shard.shard)?.headerRef, checkpoint: /** @type {any} */ (checkpoint)?.headerRef };
+  const payload = checkpoint === undefined ? shard : { ...shard, checkpoint };
+  // The options are resolved once the headers are in place (a shard after the header must carry it).
+  const clients = clientsFor(resolveConfig(withHeaders(payload, [], []), env));
+  const read = async (/** @type {unknown} */ ref) => (isHeaderRef(ref) ? headerOf(bucketStore(clients.s3, ref.bucket), ref) : undefined);
+  const config = notDryRun(resolveConfig(withHeaders(payload, await read(refs.shard), await read(refs.checkpoint)), env));
   const outcome = await runSegment(config, { clients: clientsFor(config), logger, context });
-  return outcome.done ? { done: true, result: outcome.summary } : { done: false, checkpoint: outcome.checkpoint };
+  if (outcome.done) return { done: true, result: outcome.summary };
+  const { header, ...rest } = outcome.checkpoint;
+  const known = refs.checkpoint ?? refs.shard;
+  if (header.length === 0 || !(headerByRef || isHeaderRef(known))) return { done: false, checkpoint: outcome.checkpoint };
+  // The header the segment started with keeps its reference; one it read (the object's start) is written once.
+  const store = outputStoreFor(config, clients.s3);
+  const headerRef = isHeaderRef(known) ? known : await headerStash(store, /** @type {string} */ (config.outputBucket), `${config.statusPrefix}${rest.jobId}/`).stow(header);
+  return { done: false, checkpoint: /** @type {any} */ ({ ...rest, headerRef }) };
+}
+
+/**
+ * A payload with its shard's and checkpoint's headers in place of their references (undefined: as it is).
+ * @param {Record<string, any>} payload @param {string[] | undefined} shardHeader @param {string[] | undefined} checkpointHeader
+ */
+function withHeaders(payload, shardHeader, checkpointHeader) {
+  const put = (/** @type {Record<string, any> | undefined} */ part, /** @type {string[] | undefined} */ header) => {
+    if (part === undefined || part.headerRef === undefined || header === undefined) return part;
+    const { headerRef: _ref, ...rest } = part;
+    return { ...rest, header };
+  };
+  return { ...payload, ...(payload.shard === undefined ? {} : { shard: put(payload.shard, shardHeader) }), ...(payload.checkpoint === undefined ? {} : { checkpoint: put(payload.checkpoint, checkpointHeader) }) };
+}
+
+/**
+ * A shard's payload with its header (when it has one) by reference.
+ * @param {Record<string, any>} item @param {ReturnType<typeof headerStash>} stash
+ */
+async function withHeaderRef(item, stash) {
+  const header = item.shard?.header;
+  if (!Array.isArray(header) || header.length === 0) return item;
+  const { header: _header, ...shard } = item.shard;
+  return { ...item, shard: { ...shard, headerRef: await stash.stow(header) } };
 }
 
 /** @typedef {import('../map-results.js').ChildResult} ChildResult */
@@ -129,15 +173,17 @@ export async function summarizeJob({ jobId, job, shards, startedAt, results }, {
   const clients = clientsFor(config);
   const store = outputStoreFor(config, clients.s3);
   const { Bucket, Key } = results.ResultWriterDetails;
-  const children = await readChildResults(resultsStore ?? bucketStore(clients.s3, Bucket), Key);
+  const children = lastOfEach(await readChildResults(resultsStore ?? bucketStore(clients.s3, Bucket), Key));
   const done = children.flatMap((child) => (child.Status === 'SUCCEEDED' && child.Output !== undefined ? [/** @type {ImportSummary} */ (JSON.parse(child.Output))] : []));
+  // A succeeded child whose output the ResultWriter left out (OutputDetails.Included false) has no result to add up.
+  const withoutOutput = children.filter((child) => child.Status === 'SUCCEEDED' && child.Output === undefined).length;
   const failed = children.filter((child) => child.Status !== 'SUCCEEDED').map((child) => ({ shard: shardOfChild(child.Input) ?? 0, error: child.Error ?? child.Status, cause: causeOf(child.Cause) }));
   // The job's time: from the execution's start (shards run in waves) to now.
   const seconds = startedAt === undefined ? Math.max(0, ...done.map((part) => part.seconds ?? 0)) : Math.max(0, (Date.now() - Date.parse(startedAt)) / 1000);
   const total = sumSummaries(done, seconds);
   /** @type {import('../../state/job-status.js').JobPlan | undefined} */
   const plan = await store.getJson(planKey(config.statusPrefix, jobId));
-  const missing = shards - children.length;
+  const missing = shards - children.length + withoutOutput;
   const books = plan === undefined ? {} : exportBooks(plan, total);
   const summary = {
     jobId,
@@ -172,6 +218,22 @@ async function readChildResults(store, manifestKey) {
   const files = Object.values(manifest.ResultFiles).flat();
   const parts = await Promise.all(files.map(async (file) => /** @type {ChildResult[] | undefined} */ (await store.getJson(file.Key)) ?? []));
   return parts.flat();
+}
+
+/**
+ * Each child once (by its execution's name, unique in a map run), its succeeded record over another: the
+ * files list a child by its status, and a redriven child's earlier failure may be listed beside it.
+ * @param {ChildResult[]} children
+ */
+function lastOfEach(children) {
+  /** @type {Map<string, ChildResult>} */
+  const byName = new Map();
+  const unnamed = [];
+  for (const child of children) {
+    if (child.Name === undefined) unnamed.push(child);
+    else if (byName.get(child.Name)?.Status !== 'SUCCEEDED') byName.set(child.Name, child);
+  }
+  return [...byName.values(), ...unnamed];
 }
 
 /**
