@@ -20,6 +20,7 @@ import { parseArgs } from 'node:util';
 import { disjointSeed, uploadStream, writeCsv } from '../data-generator/people.js';
 import { MAX_SHARDS, resolveConfig } from '../src/config/index.js';
 import { planJob, shardPayloads } from '../src/plan/job-plan.js';
+import { cutsAtKeyRuns } from '../src/segment/key-runs.js';
 import { startLocalWorkers } from '../src/dispatch/local-map.js';
 import { jobIdOfObject, readJobStatus } from '../src/state/job-status.js';
 import { bucketStore } from '../src/state/output-store.js';
@@ -138,7 +139,7 @@ async function runLocally(burst, compare) {
       log(`Planning ${burst.invocations} shards...`);
       const payload = { ...payloads[0], shards: burst.invocations };
       const config = resolveConfig(payload, process.env);
-      const plan = await planJob(config, { s3: servers.s3, dynamodb: servers.dynamodb }, bucketStore(servers.s3, LOCAL_BUCKET));
+      const plan = await planJob(config, { s3: servers.s3, dynamodb: servers.dynamodb }, bucketStore(servers.s3, LOCAL_BUCKET), { cutsAtKeyRuns });
       // Planned without a pause: never a PlanPaused.
       if (plan === undefined || 'planning' in plan) throw new Error('the file is too small to shard');
       payloads = shardPayloads(payload, plan, config.maxWcu);

@@ -86,18 +86,7 @@ export function buildProgram(argv) {
     .option('--on-aws', 'run the job on the deployed stack (--stack) as a Step Functions execution, and watch it (an S3 source only)')
     .option('--stack <name>', 'with --on-aws: the deployed stack, <service>-<stage> as `sls deploy` printed it (csv-import-dev)')
     .addHelpText('after', IMPORT_EXAMPLES)
-    .action(async (source, flags) => {
-      const again = source === undefined && flags.resume !== undefined && !flags.onAws ? stoppedCommand(argv, flags.resume) : undefined;
-      if (again !== undefined) {
-        // What runs is said first: the stopped command, with where it reads and writes.
-        process.stderr.write(`Resuming the stopped import: ${NAME} ${again.map(shellQuote).join(' ')}\n`);
-        return void (await buildProgram(again).parseAsync(again, { from: 'user' }));
-      }
-      const command = withoutResume(argv);
-      process.exitCode = flags.onAws
-        ? await importOnAwsCommand(source, flags)
-        : await importCommand(source, flags, { resumeCommand: (file) => resumeCommand(argv, file), command: [...command.kept, ...command.rest] });
-    });
+    .action((source, flags) => importAction(argv, source, flags));
 
   const status = program
     .command('status')
@@ -180,6 +169,24 @@ function withoutResume(argv) {
     else if (!options[i].startsWith('--resume=')) kept.push(options[i]);
   }
   return { kept, rest: end === -1 ? [] : argv.slice(end) };
+}
+
+/**
+ * `ddbload import`: on AWS, here, or (--resume FILE without a source) the stopped command again, said first.
+ * @param {string[]} argv @param {string | undefined} source @param {Record<string, any>} flags
+ */
+async function importAction(argv, source, flags) {
+  const again = source === undefined && flags.resume !== undefined && !flags.onAws ? stoppedCommand(argv, flags.resume) : undefined;
+  if (again !== undefined) {
+    // What runs is said first: the stopped command, with where it reads and writes.
+    process.stderr.write(`Resuming the stopped import: ${NAME} ${again.map(shellQuote).join(' ')}\n`);
+    await buildProgram(again).parseAsync(again, { from: 'user' });
+    return;
+  }
+  const command = withoutResume(argv);
+  process.exitCode = flags.onAws
+    ? await importOnAwsCommand(source, flags)
+    : await importCommand(source, flags, { resumeCommand: (file) => resumeCommand(argv, file), command: [...command.kept, ...command.rest] });
 }
 
 /**

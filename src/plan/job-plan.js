@@ -17,10 +17,7 @@ import { decideFormat } from '../records/format.js';
 import { compressionOf, peek } from '../source/compression.js';
 import { objectsOfJob } from '../source/job-objects.js';
 import { sourceHeaderOf } from '../records/rejects-file.js';
-import { noShaping } from '../items/shaping.js';
-import { rowStages } from '../segment/row-stages.js';
 import { checkTable, tableKeysOf } from '../write/table-check.js';
-import { cutBetweenKeyRuns } from './key-runs.js';
 
 /** @typedef {import('../config/index.js').ImportConfig} ImportConfig */
 /** @typedef {import('../state/job-status.js').JobPlan} JobPlan */
@@ -67,13 +64,14 @@ export function wantsShards(config) {
  * @param {Readonly<ImportConfig>} config
  * @param {Pick<import('../clients.js').Clients, 's3' | 'dynamodb'>} clients  dynamodb: the table's keys, which cuts are placed by
  * @param {import('../state/output-store.js').OutputStore} store
- * @param {{ pause?: () => boolean }} [options]
+ * @param {{ cutsAtKeyRuns: import('../segment/key-runs.js').CutsAtKeyRuns, pause?: () => boolean }} options
+ *   cutsAtKeyRuns: moves an object's cuts off runs of one key (reading records is the segment's: it is handed in)
  * @returns {Promise<JobPlan | PlanPaused | undefined>}
  */
-export async function planJob(config, clients, store, { pause = () => false } = {}) {
+export async function planJob(config, clients, store, { cutsAtKeyRuns, pause = () => false }) {
   const { s3 } = clients;
   const keysOf = onceTableKeys(clients.dynamodb, config);
-  if (isCollection(config)) return planCollection(config, s3, store, keysOf, pause);
+  if (isCollection(config)) return planCollection(config, s3, store, { keysOf, pause, cutsAtKeyRuns });
   const where = sourceWhere(config);
   const head = await openRawSource(s3, config, { etag: config.etag });
   head.body.destroy();
@@ -85,7 +83,7 @@ export async function planJob(config, clients, store, { pause = () => false } = 
   const source = await openRawSource(s3, config, { start: progress?.cut?.byte ?? 0, etag: head.etag });
   const reopen = async (/** @type {number} */ byte) => (await openRawSource(s3, config, { start: byte, etag: head.etag })).body;
   // A compressed file cannot be cut: the job runs as one import, whose summary says so.
-  const cut = await cutObject(source.body, { config, key: config.key ?? config.file ?? '', bytes: head.contentLength, shards: wanted, where, etag: head.etag, keysOf, reopen, resume: progress?.cut, pause });
+  const cut = await cutObject(source.body, { config, key: config.key ?? config.file ?? '', bytes: head.contentLength, shards: wanted, where, etag: head.etag, keysOf, reopen, resume: progress?.cut, pause, cutsAtKeyRuns });
   if (cut === undefined) return undefined;
   if ('paused' in cut) return pausePlan(store, config, jobId, { options: planOptionsOf(config), etag: head.etag, cut: cut.paused }, head.contentLength);
   const note = [capped, cut.note].filter((part) => part !== undefined).join('; ');
@@ -149,11 +147,11 @@ async function pausePlan(store, config, jobId, progress, bytes) {
  * @param {import('node:stream').Readable} raw  the object as stored, from byte 0 (from resume.byte when resuming)
  * @param {{ config: Readonly<ImportConfig>, key: string, bytes: number, shards: number, where: string, etag: string,
  *   keysOf: () => Promise<import('../write/table-check.js').TableKeys>, reopen: (byte: number) => Promise<import('node:stream').Readable>,
- *   resume?: CutProgress, pause: () => boolean }} options
- *   reopen: the object as stored from a byte to its end
+ *   resume?: CutProgress, pause: () => boolean, cutsAtKeyRuns: import('../segment/key-runs.js').CutsAtKeyRuns }} options
+ *   reopen: the object as stored from a byte to its end; cutsAtKeyRuns: moves the cuts off runs of one key
  * @returns {Promise<{ format: import('../config/index.js').Format, shards: ShardRange[], header?: string[], encoding?: import('../records/csv/text-encoding.js').Encoding, note?: string } | { paused: CutProgress } | undefined>}
  */
-async function cutObject(raw, { config, key, bytes, shards, where, etag, keysOf, reopen, resume, pause }) {
+async function cutObject(raw, { config, key, bytes, shards, where, etag, keysOf, reopen, resume, pause, cutsAtKeyRuns }) {
   let body = raw;
   let format = resume?.format;
   if (format === undefined) {
@@ -179,24 +177,10 @@ async function cutObject(raw, { config, key, bytes, shards, where, etag, keysOf,
     if (format === 'csv') shapeHeader(header, config);
     planned = { shards: csv.shards, header, encoding: csv.encoding, ...(csv.note === undefined ? {} : { note: csv.note }) };
   }
-  const runs = config.generateKey ? { shards: planned.shards, moved: 0 } : await cutBetweenKeyRuns(planned.shards, { end: bytes, open: openCut({ config, format, header: planned.header ?? [], encoding: planned.encoding, etag, keys: await keysOf(), reopen }) });
+  const runs = await cutsAtKeyRuns(planned.shards, { config, format, header: planned.header ?? [], encoding: planned.encoding, etag, bytes, keysOf, reopen });
   const merged = runs.shards.length < planned.shards.length ? `${planned.shards.length - runs.shards.length} of the ${planned.shards.length} planned shards lay inside a run of one key and were joined to the shard before` : undefined;
   const note = [planned.note, merged].filter((part) => part !== undefined).join('; ');
   return { format, shards: runs.shards, header: format === 'csv' || config.fromRejects ? planned.header : undefined, encoding: planned.encoding, ...(note === '' ? {} : { note }) };
-}
-
-/**
- * A cut's reader for key-runs.js: the object from the cut, parsed as the shard starting there parses it.
- * @param {{ config: Readonly<ImportConfig>, format: import('../config/index.js').Format, header: string[], encoding: import('../records/csv/text-encoding.js').Encoding | undefined,
- *   etag: string, keys: import('../write/table-check.js').TableKeys, reopen: (byte: number) => Promise<import('node:stream').Readable> }} options
- * @returns {import('./key-runs.js').OpenCut}
- */
-function openCut({ config, format, header, encoding, etag, keys, reopen }) {
-  return async ({ byte, line }) => {
-    const stages = rowStages({ format, config, start: { line, byte, header, ...(encoding === undefined ? {} : { encoding }) }, source: { etag }, keys, json: false, shaping: noShaping() });
-    const body = await reopen(byte);
-    return { records: stages.records, body, close: () => body.destroy(), buildItem: /** @type {import('../segment/read-rows.js').BuildItem} */ (stages.buildItem) };
-  };
 }
 
 /**
@@ -215,11 +199,10 @@ function onceTableKeys(dynamodb, config) {
  * @param {Readonly<ImportConfig>} config
  * @param {import('@aws-sdk/client-s3').S3Client} s3
  * @param {import('../state/output-store.js').OutputStore} store
- * @param {() => Promise<import('../write/table-check.js').TableKeys>} keysOf
- * @param {() => boolean} pause
+ * @param {{ keysOf: () => Promise<import('../write/table-check.js').TableKeys>, pause: () => boolean, cutsAtKeyRuns: import('../segment/key-runs.js').CutsAtKeyRuns }} how
  * @returns {Promise<JobPlan | PlanPaused>}
  */
-async function planCollection(config, s3, store, keysOf, pause) {
+async function planCollection(config, s3, store, { keysOf, pause, cutsAtKeyRuns }) {
   const found = await objectsOfJob(s3, config);
   const jobId = jobIdOf(config, found.version);
   const existing = await planToKeep(config, store, jobId);
@@ -244,7 +227,7 @@ async function planCollection(config, s3, store, keysOf, pause) {
     const ofObject = { ...config, key: object.key, versionId: undefined };
     const source = await openRawSource(s3, ofObject, { start: resume?.byte ?? 0, etag: object.etag });
     const reopen = async (/** @type {number} */ byte) => (await openRawSource(s3, ofObject, { start: byte, etag: object.etag })).body;
-    const cut = await cutObject(source.body, { config: ofObject, key: object.key, bytes: object.bytes, shards: wanted, where: sourceWhere(ofObject), etag: object.etag, keysOf, reopen, resume, pause });
+    const cut = await cutObject(source.body, { config: ofObject, key: object.key, bytes: object.bytes, shards: wanted, where: sourceWhere(ofObject), etag: object.etag, keysOf, reopen, resume, pause, cutsAtKeyRuns });
     if (cut !== undefined && 'paused' in cut) return pausePlan(store, config, jobId, { options: planOptionsOf(config), etag: found.version, object: at, shards, notes, cut: cut.paused }, total);
     if (cut === undefined) {
       shards.push({ index: shards.length, ...whole });

@@ -11,6 +11,7 @@ import { startCapacityModel } from '../../bench/capacity-model.js';
 import { handler } from '../../src/handler.js';
 import { MAX_SHARDS, resolveConfig } from '../../src/config/index.js';
 import { planJob, shardCountFor, shardPayloads } from '../../src/plan/job-plan.js';
+import { cutsAtKeyRuns } from '../../src/segment/key-runs.js';
 import { readJobStatus } from '../../src/state/job-status.js';
 import { bucketStore } from '../../src/state/output-store.js';
 import { WCU_CAP_DEPTH_SECONDS } from '../../src/write/pace.js';
@@ -261,7 +262,7 @@ describe('a sharded job', () => {
     // With the wrong delimiter the header is one column without the key: the job fails as it plans, before any shard starts.
     await expect(handler({ ...options, delimiter: ',' })).rejects.toThrow(/Invalid option "keyColumn": got "id"; .*the header has no column "id"; the first line has 1 column/);
     // A plan left by a run whose shards never started (cut into 3) gives way to the next run's options.
-    await planJob(resolveConfig({ ...options, delimiter: ';', shards: 3 }, process.env), { s3, dynamodb }, bucketStore(s3, TEST_BUCKET));
+    await planJob(resolveConfig({ ...options, delimiter: ';', shards: 3 }, process.env), { s3, dynamodb }, bucketStore(s3, TEST_BUCKET), { cutsAtKeyRuns });
     const job = jobSummaryOf(await handler({ ...options, delimiter: ';' }));
     expect(job).toMatchObject({ state: 'done', rowsRead: 4_000, balanced: true, started: 2 });
     const status = await readJobStatus(bucketStore(s3, TEST_BUCKET), '_imports/', job.jobId);

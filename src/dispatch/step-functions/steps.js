@@ -10,6 +10,7 @@ import { ConfigError, JobError } from '../../errors.js';
 import { sumSummaries } from '../../observe/counters.js';
 import { exportBooks, jobIdOfJob, planJob, shardPayloads, wantsShards } from '../../plan/job-plan.js';
 import { runSegment } from '../../segment/run-segment.js';
+import { cutsAtKeyRuns } from '../../segment/key-runs.js';
 import { causeOf, shardOfChild } from '../map-results.js';
 import { headerOf, headerStash, isHeaderRef } from './header-ref.js';
 import { planKey, resultsPrefix, shardListKey, summaryKey } from '../../state/object-keys.js';
@@ -58,7 +59,7 @@ export async function planStep(job, { env, objectsAtOnce, headerByRef = false, c
   const pause = () => performance.now() > stopBy;
   // A payload that resumes (a checkpoint) or runs one shard is one item as it is, as is an object too
   // small to cut or compressed (no plan). The job id is the one its execution was named by.
-  const planned = wantsShards(config) ? await planJob(config, clients, store, { pause }) : undefined;
+  const planned = wantsShards(config) ? await planJob(config, clients, store, { pause, cutsAtKeyRuns }) : undefined;
   if (planned !== undefined && 'planning' in planned) return { ...planned, job };
   const plan = planned;
   const jobId = plan?.jobId ?? config.checkpoint?.jobId ?? config.shard?.jobId ?? (await jobIdOfJob(config, clients.s3));

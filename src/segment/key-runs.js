@@ -8,18 +8,20 @@
  * left out. Generated keys are new for every row: there is nothing to move.
  */
 import pLimit from 'p-limit';
-import { createRangeReaders, keyOrRejected, skipFirstRun } from '../segment/spread/range-reader.js';
+import { noShaping } from '../items/shaping.js';
+import { rowStages } from './row-stages.js';
+import { createRangeReaders, keyOrRejected, skipFirstRun } from './spread/range-reader.js';
 
 /** Searches at once, each on its own connection: one after another, a plan on S3 waits out each first byte. */
 const SEARCHES_AT_ONCE = 16;
 
-/** @typedef {import('./shard-plan.js').ShardRange} ShardRange */
+/** @typedef {import('../plan/shard-plan.js').ShardRange} ShardRange */
 
 /**
  * A cut's reader: the object's records from a byte (and the lines before it) to its end, parsed as a
  * shard starting there parses them, and how the import builds a record's item.
- * @typedef {(at: { byte: number, line: number }) => Promise<{ records: import('../segment/read-rows.js').RecordReader,
- *   body: import('node:stream').Readable, close: () => void, buildItem: import('../segment/read-rows.js').BuildItem }>} OpenCut
+ * @typedef {(at: { byte: number, line: number }) => Promise<{ records: import('./read-rows.js').RecordReader,
+ *   body: import('node:stream').Readable, close: () => void, buildItem: import('./read-rows.js').BuildItem }>} OpenCut
  */
 
 /**
@@ -27,7 +29,7 @@ const SEARCHES_AT_ONCE = 16;
  * @param {{ end: number, open: OpenCut }} options  end: one past the object's last byte
  * @returns {Promise<{ shards: ShardRange[], moved: number }>}  the ranges, renumbered from the first's index; how many cuts moved
  */
-export async function cutBetweenKeyRuns(shards, { end, open }) {
+async function cutBetweenKeyRuns(shards, { end, open }) {
   if (shards.length < 2) return { shards, moved: 0 };
   const limit = pLimit(SEARCHES_AT_ONCE);
   const starts = await Promise.all(shards.slice(1).map((shard) => limit(() => afterFirstRun(shard, end, open))));
@@ -51,9 +53,9 @@ export async function cutBetweenKeyRuns(shards, { end, open }) {
  * @param {ShardRange} shard @param {number} end @param {OpenCut} open
  */
 async function afterFirstRun(shard, end, open) {
-  /** @type {import('./spread-plan.js').SpreadRange} */
+  /** @type {import('../plan/spread-plan.js').SpreadRange} */
   const range = { byte: shard.start, end, line: shard.line, stop: undefined };
-  /** @type {import('../segment/read-rows.js').BuildItem | undefined} */
+  /** @type {import('./read-rows.js').BuildItem | undefined} */
   let buildItem;
   const readers = createRangeReaders([range], async (at) => {
     const opened = await open({ byte: at.byte, line: at.line });
@@ -62,10 +64,42 @@ async function afterFirstRun(shard, end, open) {
   });
   try {
     const reader = await readers.open(0);
-    const build = /** @type {import('../segment/read-rows.js').BuildItem} */ (buildItem);
+    const build = /** @type {import('./read-rows.js').BuildItem} */ (buildItem);
     await skipFirstRun(range, reader, (fields, line) => keyOrRejected(build, fields, line));
   } finally {
     readers.closeAll();
   }
   return { byte: range.byte, line: range.line };
+}
+
+/**
+ * One object's cuts moved off runs of one key, its records read as its shards read them: what the planner
+ * (plan/job-plan.js) is handed to place its cuts by.
+ * @typedef {(shards: ShardRange[], object: KeyRunObject) => Promise<{ shards: ShardRange[], moved: number }>} CutsAtKeyRuns
+ */
+
+/**
+ * @typedef {object} KeyRunObject
+ * @property {Readonly<import('../config/index.js').ImportConfig>} config
+ * @property {import('../config/index.js').Format} format
+ * @property {string[]} header  a CSV's (a JSON format's: empty)
+ * @property {import('../records/csv/text-encoding.js').Encoding | undefined} encoding
+ * @property {string} etag
+ * @property {number} bytes  the object's size
+ * @property {() => Promise<import('../write/table-check.js').TableKeys>} keysOf
+ * @property {(byte: number) => Promise<import('node:stream').Readable>} reopen  the object as stored from a byte to its end
+ */
+
+/** @type {CutsAtKeyRuns} */
+export async function cutsAtKeyRuns(shards, { config, format, header, encoding, etag, bytes, keysOf, reopen }) {
+  // Generated keys are new for every row: no run to keep whole.
+  if (config.generateKey || shards.length < 2) return { shards, moved: 0 };
+  const keys = await keysOf();
+  /** @type {OpenCut} */
+  const open = async ({ byte, line }) => {
+    const stages = rowStages({ format, config, start: { line, byte, header, ...(encoding === undefined ? {} : { encoding }) }, source: { etag }, keys, json: false, shaping: noShaping() });
+    const body = await reopen(byte);
+    return { records: stages.records, body, close: () => body.destroy(), buildItem: /** @type {import('./read-rows.js').BuildItem} */ (stages.buildItem) };
+  };
+  return cutBetweenKeyRuns(shards, { end: bytes, open });
 }
