@@ -5,6 +5,8 @@
 import { Command, Option } from 'commander';
 import { readFileSync } from 'node:fs';
 import { NAME } from './command-line.js';
+import { ConfigError } from '../errors.js';
+import { commandLinePolicy } from './iam-policy.js';
 import { addGenerateCommand } from './generate-command.js';
 import { importCommand } from './import-command.js';
 import { OPTION_FLAGS, outputPlaceOf, WRITE_FLAGS } from './import-flags.js';
@@ -120,6 +122,21 @@ export function buildProgram(argv) {
     });
 
   program
+    .command('iam-policy')
+    .description('print the least-privilege IAM policy a person needs for import --on-aws, status and redrive on a stack')
+    .requiredOption('--stack <name>', 'the deployed stack, <service>-<stage> (csv-import-dev)')
+    .requiredOption('--account <id>', "the stack's AWS account id (12 digits)")
+    .option('--region <region>', "the stack's region (default: the SDK's: AWS_REGION)")
+    .option('--output-bucket <bucket>', "the stack's output bucket (default: the demo stack's, <stack>-<region>-source)")
+    .addHelpText('after', `
+The same policy the tests' IAM gate judges the command line's calls by (src/cli/iam-policy.js).
+Example:
+  $ ${NAME} iam-policy --stack csv-import-dev --account 111122223333 --region us-east-1 > ddbload-user.json`)
+    .action((flags) => {
+      process.exitCode = iamPolicyCommand(flags);
+    });
+
+  program
     .command('redrive')
     .description("re-run the failed shards of a job that failed on AWS, each from where it failed")
     .argument('<job>', "the job id (with --stack), or its execution's ARN")
@@ -169,6 +186,19 @@ function withoutResume(argv) {
     else if (!options[i].startsWith('--resume=')) kept.push(options[i]);
   }
   return { kept, rest: end === -1 ? [] : argv.slice(end) };
+}
+
+/**
+ * `ddbload iam-policy`: the command line's policy for a stack, as JSON on stdout.
+ * @param {{ stack: string, account: string, region?: string, outputBucket?: string }} flags @returns {number}
+ */
+function iamPolicyCommand({ stack, account, region = process.env.AWS_REGION, outputBucket }) {
+  if (!/^\d{12}$/.test(account)) throw new ConfigError('--account', account, 'an AWS account id is 12 digits, such as 111122223333 (aws sts get-caller-identity shows yours)');
+  if (region === undefined || region === '') throw new ConfigError('--region', region, "name the stack's region: --region us-east-1, or set AWS_REGION");
+  if (!/^[a-z0-9][a-z0-9-]*$/.test(stack)) throw new ConfigError('--stack', stack, 'name the stack as `sls deploy` printed it: <service>-<stage>, such as csv-import-dev');
+  const bucket = outputBucket ?? `${stack}-${region}-source`;
+  process.stdout.write(`${JSON.stringify(commandLinePolicy({ stack, region, account, outputBucket: bucket }), null, 2)}\n`);
+  return 0;
 }
 
 /**

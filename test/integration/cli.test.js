@@ -10,6 +10,7 @@ import path from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
 import { runJob } from '../../src/handler.js';
+import { commandLinePolicy } from '../../src/cli/iam-policy.js';
 import { resolveConfig } from '../../src/config/index.js';
 import { compare, scanTable, tableKeysFor } from '../oracle/differential.js';
 import { expectedImport } from '../oracle/oracle.js';
@@ -509,6 +510,8 @@ describe('the ddbload command', () => {
       [['import', `s3://${TEST_BUCKET}/x.csv`, '--table', 'People', '--local'], /--local[\s\S]*import a local file with --local/],
       [['import', 'x.csv', '--table', 'People', '--resume', 'nothing-here.json'], /--resume[\s\S]*cannot read it as a checkpoint/],
       [['frobnicate'], /unknown command 'frobnicate'/],
+      [['iam-policy', '--stack', 'csv-import-dev', '--account', '12', '--region', 'us-east-1'], /Invalid option "--account": got "12"; an AWS account id is 12 digits/],
+      [['iam-policy', '--account', '111122223333'], /required option '--stack <name>' not specified/],
     ];
     for (const [args, message] of /** @type {Array<[string[], RegExp]>} */ (cases)) {
       const { code, stderr } = await runCli(args, { cwd: dir, env: process.env });
@@ -521,6 +524,10 @@ describe('the ddbload command', () => {
     const noTable = await runCli(['import', 'x.csv', '--table', 'no-such-table', '--json'], { cwd: dir, env: process.env });
     expect(noTable.code).toBe(1);
     expect(noTable.stderr).toContain('table "no-such-table" does not exist');
+    // iam-policy prints the policy the IAM gate judges the command line's calls by.
+    const policy = await runCli(['iam-policy', '--stack', 'csv-import-dev', '--account', '111122223333', '--region', 'eu-west-1'], { cwd: dir, env: process.env });
+    expect(policy.code).toBe(0);
+    expect(JSON.parse(policy.stdout)).toEqual(commandLinePolicy({ stack: 'csv-import-dev', region: 'eu-west-1', account: '111122223333', outputBucket: 'csv-import-dev-eu-west-1-source' }));
     const help = await runCli(['import', '--help'], { cwd: dir, env: process.env });
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('Examples:');
