@@ -20,6 +20,22 @@ export function checkTableAllowed(requested, configured, allowed) {
 }
 
 /**
+ * On a deployed stack, the function's role writes rejects and status only under the stack's prefixes
+ * (REJECTS_PREFIX, STATUS_PREFIX): a payload naming others would fail at its first write, AccessDenied,
+ * after rows were written. Refused before anything is read.
+ * @param {Record<string, unknown>} payload @param {Record<string, string | undefined>} env
+ */
+export function checkPrefixesAllowed(payload, env) {
+  if (!runningInLambda()) return;
+  for (const [name, variable] of /** @type {const} */ ([['rejectsPrefix', 'REJECTS_PREFIX'], ['statusPrefix', 'STATUS_PREFIX']])) {
+    const requested = payload[name];
+    const granted = env[variable];
+    if (requested === undefined || granted === undefined || granted === '' || (typeof requested === 'string' && requested.startsWith(granted))) continue;
+    throw new ConfigError(name, requested, `the stack's role writes only under "${granted}" (${variable}): leave ${name} out of the payload, or name a prefix under it`);
+  }
+}
+
+/**
  * An import reads one S3 object (bucket and key) or, off Lambda, one local file.
  * @param {Record<string, unknown>} config
  * @param {Record<string, unknown>} payload

@@ -4,7 +4,7 @@
  * what is allowed.
  */
 import { ConfigError } from '../errors.js';
-import { checkSource, checkTableAllowed, crossCheck } from './checks.js';
+import { checkPrefixesAllowed, checkSource, checkTableAllowed, crossCheck } from './checks.js';
 import { DEFAULT_CONCURRENCY, OPTION_SPECS } from './options.js';
 import { emptyToUndefined } from './values.js';
 
@@ -60,6 +60,7 @@ export function resolveConfig(payload, env) {
   const result = /** @type {ImportConfig} */ (config);
   crossCheck(result);
   checkTableAllowed(payload.table, env.TABLE_NAME, result.allowedTables);
+  checkPrefixesAllowed(payload, env);
   return Object.freeze(result);
 }
 

@@ -69,6 +69,22 @@ describe('resolveConfig', () => {
     expect(() => resolveConfig(base, { CONCURRENCY: '0' })).toThrow(/"concurrency \(env CONCURRENCY\)": got "0"/);
   });
 
+  it('on a deployed stack, refuses payload prefixes outside the stack\'s, which its role may not write (issue 47)', () => {
+    const env = { TABLE_NAME: 'people', REJECTS_PREFIX: 'rejects/', STATUS_PREFIX: '_imports/' };
+    const payload = { bucket: 'b', key: 'k' };
+    // Off Lambda (ddbload, tests) any prefix goes.
+    expect(resolveConfig({ ...payload, rejectsPrefix: 'elsewhere/' }, env).rejectsPrefix).toBe('elsewhere/');
+    process.env.AWS_LAMBDA_FUNCTION_NAME = 'csv-import-dev-import';
+    try {
+      expect(() => resolveConfig({ ...payload, rejectsPrefix: 'elsewhere/' }, env)).toThrow(/"rejectsPrefix": got "elsewhere\/"; the stack's role writes only under "rejects\/" \(REJECTS_PREFIX\)/);
+      expect(() => resolveConfig({ ...payload, statusPrefix: 'x/' }, env)).toThrow(/"statusPrefix": got "x\/"; the stack's role writes only under "_imports\/"/);
+      expect(resolveConfig({ ...payload, rejectsPrefix: 'rejects/team-a/' }, env).rejectsPrefix).toBe('rejects/team-a/');
+      expect(resolveConfig(payload, env).statusPrefix).toBe('_imports/');
+    } finally {
+      delete process.env.AWS_LAMBDA_FUNCTION_NAME;
+    }
+  });
+
   it('refuses a payload table other than TABLE_NAME unless ALLOWED_TABLES lists it', () => {
     const env = { TABLE_NAME: 'people' };
     expect(resolveConfig({ bucket: 'b', key: 'k' }, env).table).toBe('people');
