@@ -30,6 +30,7 @@ const STATUS_PREFIX = '_imports/';
  * @property {string} keyColumn @property {string} sortKeyColumn @property {string} columnTypes
  * @property {string} sourceBucket @property {string} sourcePrefix @property {string} sourceTrigger
  * @property {string} outputInSourceBucket @property {string} sourceKmsKey @property {string} bucket
+ * @property {string} recordsDays
  */
 
 /**
@@ -121,7 +122,7 @@ function stackFor(params, { service, stage, region }) {
   if (demoTable) resources.ImportTable = demoTableResource(table);
   if (demoBucket) resources.SourceBucketTlsOnly = tlsOnlyPolicy({ Ref: 'S3BucketSourceBucket' }, source);
   if (ownOutput) {
-    resources.OutputBucket = { Type: 'AWS::S3::Bucket', Properties: { BucketName: output, ...PRIVATE_BUCKET } };
+    resources.OutputBucket = { Type: 'AWS::S3::Bucket', Properties: { BucketName: output, ...privateBucket(p.recordsDays) } };
     resources.OutputBucketTlsOnly = tlsOnlyPolicy({ Ref: 'OutputBucket' }, output);
   }
 
@@ -135,7 +136,7 @@ function stackFor(params, { service, stage, region }) {
   // (as S3BucketSourceBucket), and given its settings through CloudFormation extensions.
   const buckets = demoBucket ? { sourceBucket: { name: source } } : {};
   /** @type {Record<string, unknown>} */
-  const extensions = demoBucket ? { S3BucketSourceBucket: { Properties: PRIVATE_BUCKET } } : {};
+  const extensions = demoBucket ? { S3BucketSourceBucket: { Properties: privateBucket(p.recordsDays) } } : {};
   // The framework's custom resource that attaches the trigger to an existing bucket may add and remove
   // permissions on any function of the account (function:*): here, on this function only.
   if (p.sourceTrigger) {
@@ -210,19 +211,28 @@ function arn(service, region, account, resource) {
   return { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, `:${service}:`, region, ':', account, `:${resource}`]] };
 }
 
-const PRIVATE_BUCKET = {
-  BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
-  PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
-  OwnershipControls: { Rules: [{ ObjectOwnership: 'BucketOwnerEnforced' }] },
-  VersioningConfiguration: { Status: 'Enabled' },
-  // A rejects file is a multipart upload: one a killed run left unfinished is dropped after a week.
-  LifecycleConfiguration: {
-    Rules: [
-      { Id: 'abort-incomplete-uploads', Status: 'Enabled', AbortIncompleteMultipartUpload: { DaysAfterInitiation: 7 } },
-      { Id: 'expire-old-versions', Status: 'Enabled', NoncurrentVersionExpiration: { NoncurrentDays: 30 } },
-    ],
-  },
-};
+/**
+ * The stack's own buckets: private, encrypted, TLS only (tlsOnlyPolicy). Rejected rows (rejects/) and a
+ * job's records (_imports/: rows handed over between segments, shard lists, results) hold rows: they are
+ * expired after `recordsDays` (deployment parameter, default 30), and so are their old versions.
+ * @param {number} recordsDays
+ */
+function privateBucket(recordsDays) {
+  return {
+    BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
+    PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
+    OwnershipControls: { Rules: [{ ObjectOwnership: 'BucketOwnerEnforced' }] },
+    VersioningConfiguration: { Status: 'Enabled' },
+    LifecycleConfiguration: {
+      Rules: [
+        // A rejects file is a multipart upload: one a killed run left unfinished is dropped after a week.
+        { Id: 'abort-incomplete-uploads', Status: 'Enabled', AbortIncompleteMultipartUpload: { DaysAfterInitiation: 7 } },
+        { Id: 'expire-old-versions', Status: 'Enabled', NoncurrentVersionExpiration: { NoncurrentDays: Math.min(30, recordsDays) } },
+        ...[REJECTS_PREFIX, STATUS_PREFIX].map((prefix) => ({ Id: `expire-${prefix.replace('/', '').replace('_', '')}`, Status: 'Enabled', Prefix: prefix, ExpirationInDays: recordsDays, NoncurrentVersionExpiration: { NoncurrentDays: 1 } })),
+      ],
+    },
+  };
+}
 
 /** @param {unknown} bucketRef @param {string} name */
 function tlsOnlyPolicy(bucketRef, name) {
@@ -293,7 +303,9 @@ function checked(params, region) {
     outputInSourceBucket: flag('outputInSourceBucket'),
     sourceKmsKey: text('sourceKmsKey'),
     bucket: text('bucket'),
+    recordsDays: text('recordsDays') === '' ? 30 : Number(text('recordsDays')),
   };
+  if (!Number.isInteger(p.recordsDays) || p.recordsDays < 1 || p.recordsDays > 3650) fail('recordsDays', 'use a whole number of days from 1 to 3650 that rejects files and job records are kept (default 30)');
   if (p.table !== '' && !tableName.test(p.table)) fail('table', 'use the name of an existing DynamoDB table (3 to 255 of A-Z a-z 0-9 _ . -)');
   for (const name of p.allowedTables) if (!tableName.test(name)) fail('allowedTables', 'use table names separated by commas, such as "Orders,OrderLines"');
   if (p.tableRegion !== '' && !/^[a-z]{2}(-[a-z]+)+-\d$/.test(p.tableRegion)) fail('tableRegion', 'use a region name such as eu-west-1');

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 
 const { stackFor, checkParamNames } = createRequire(import.meta.url)('../../deploy/stack.cjs');
 const names = { service: 'csv-import', stage: 'dev', region: 'us-east-1' };
-const NONE = { table: '', tableRegion: '', allowedTables: '', keyColumn: '', sortKeyColumn: '', columnTypes: '', sourceBucket: '', sourcePrefix: '', sourceTrigger: '', outputInSourceBucket: '', sourceKmsKey: '', bucket: '' };
+const NONE = { table: '', tableRegion: '', allowedTables: '', keyColumn: '', sortKeyColumn: '', columnTypes: '', sourceBucket: '', sourcePrefix: '', sourceTrigger: '', outputInSourceBucket: '', sourceKmsKey: '', bucket: '', recordsDays: '' };
 /** @param {Partial<typeof NONE>} params */
 const stack = (params) => stackFor({ ...NONE, ...params }, names);
 
@@ -19,6 +19,16 @@ describe('the stack for the deployment parameters', () => {
     expect(Object.keys(demo.resources.Resources)).toEqual(['JobStateMachineRole', 'JobsDashboard', 'ImportTable', 'SourceBucketTlsOnly']);
     expect(demo.events).toEqual([{ s3: { bucket: 'sourceBucket', event: 's3:ObjectCreated:*', rules: [{ prefix: 'imports/' }, { suffix: '.csv' }] } }]);
     expect(stack({ bucket: 'my-unique-name' }).summary.source).toBe('my-unique-name');
+  });
+
+  it('expires rejects/ and _imports/ (rows) on the buckets it creates after recordsDays, 30 by default (issue 48)', () => {
+    const rulesOf = (/** @type {any} */ built, /** @type {string} */ bucket) => (bucket === 'demo' ? built.resources.extensions.S3BucketSourceBucket : built.resources.Resources.OutputBucket).Properties.LifecycleConfiguration.Rules;
+    for (const [built, bucket, days] of /** @type {Array<[any, string, number]>} */ ([[stack({}), 'demo', 30], [stack({ sourceBucket: 'acme', recordsDays: '7' }), 'output', 7]])) {
+      const rules = rulesOf(built, bucket);
+      for (const prefix of ['rejects/', '_imports/']) expect(rules).toContainEqual(expect.objectContaining({ Status: 'Enabled', Prefix: prefix, ExpirationInDays: days, NoncurrentVersionExpiration: { NoncurrentDays: 1 } }));
+    }
+    // The user's own bucket (outputInSourceBucket): the stack sets nothing there.
+    expect(stack({ sourceBucket: 'acme', outputInSourceBucket: 'true' }).resources.Resources.OutputBucket).toBeUndefined();
   });
 
   it('attaches the trigger to an existing bucket only when asked, on its prefix', () => {
@@ -43,6 +53,8 @@ describe('the stack for the deployment parameters', () => {
     [{ sourceBucket: 'acme', sourceTrigger: 'true', outputInSourceBucket: 'true' }, 'sourcePrefix', 'would import the rejects files'],
     [{ sourceBucket: 'acme', sourceTrigger: 'true', outputInSourceBucket: 'true', sourcePrefix: 'rej' }, 'sourcePrefix', 'would import the rejects files'],
     [{ sourceBucket: 'acme', sourceKmsKey: 'alias/orders' }, 'sourceKmsKey', 'an alias is not enough'],
+    [{ recordsDays: '0' }, 'recordsDays', 'whole number of days from 1 to 3650'],
+    [{ recordsDays: '7.5' }, 'recordsDays', 'whole number of days'],
   ])('refuses %j, naming %s and the fix', (params, name, fix) => {
     expect(() => stack(params)).toThrow(new RegExp(`Invalid parameter "${name}"[\\s\\S]*${fix}`));
   });
