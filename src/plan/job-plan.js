@@ -79,6 +79,8 @@ export async function planJob(config, clients, store, { cutsAtKeyRuns, pause = (
   const existing = await planToKeep(config, store, jobId);
   const { wanted, capped } = shardCountFor(config, head.contentLength);
   if (existing !== undefined || wanted <= 1) return existing;
+  // The table is checked before the object is read: a wrong key is said at once, not after the scan.
+  if (!config.generateKey) await keysOf();
   const progress = await progressToKeep(config, store, jobId, head.etag);
   const source = await openRawSource(s3, config, { start: progress?.cut?.byte ?? 0, etag: head.etag });
   const reopen = async (/** @type {number} */ byte) => (await openRawSource(s3, config, { start: byte, etag: head.etag })).body;
@@ -178,7 +180,7 @@ async function cutObject(raw, { config, key, bytes, shards, where, etag, keysOf,
     planned = { shards: csv.shards, header, encoding: csv.encoding, ...(csv.note === undefined ? {} : { note: csv.note }) };
   }
   const runs = await cutsAtKeyRuns(planned.shards, { config, format, header: planned.header ?? [], encoding: planned.encoding, etag, bytes, keysOf, reopen });
-  const merged = runs.shards.length < planned.shards.length ? `${planned.shards.length - runs.shards.length} of the ${planned.shards.length} planned shards lay inside a run of one key and were joined to the shard before` : undefined;
+  const merged = runs.shards.length < planned.shards.length ? `${planned.shards.length - runs.shards.length} of the ${planned.shards.length} planned shards lay inside a run of one key (or of rows the import rejects) and were joined to the shard before` : undefined;
   const note = [planned.note, merged].filter((part) => part !== undefined).join('; ');
   return { format, shards: runs.shards, header: format === 'csv' || config.fromRejects ? planned.header : undefined, encoding: planned.encoding, ...(note === '' ? {} : { note }) };
 }
@@ -233,6 +235,7 @@ async function planCollection(config, s3, store, { keysOf, pause, cutsAtKeyRuns 
       shards.push({ index: shards.length, ...whole });
       continue;
     }
+    if (cut.note !== undefined) notes.push(`${object.key}: ${cut.note}`);
     for (const range of cut.shards) {
       // A range after the object's start carries what its start says: a CSV object's header and encoding (a JSON one's header is empty).
       const after = range.start === 0 ? {} : { header: cut.header ?? [], ...(cut.encoding === undefined ? {} : { encoding: cut.encoding }) };

@@ -25,36 +25,37 @@ const SEARCHES_AT_ONCE = 16;
  */
 
 /**
- * @param {ShardRange[]} shards  one object's, in file order, none empty, the last ending at `end`
+ * @param {ShardRange[]} shards  one object's, in file order, none empty, tiling it to `end`
  * @param {{ end: number, open: OpenCut }} options  end: one past the object's last byte
- * @returns {Promise<{ shards: ShardRange[], moved: number }>}  the ranges, renumbered from the first's index; how many cuts moved
+ * @returns {Promise<{ shards: ShardRange[] }>}  the ranges, renumbered from the first's index
  */
 async function cutBetweenKeyRuns(shards, { end, open }) {
-  if (shards.length < 2) return { shards, moved: 0 };
+  if (shards.length < 2) return { shards };
   const limit = pLimit(SEARCHES_AT_ONCE);
-  const starts = await Promise.all(shards.slice(1).map((shard) => limit(() => afterFirstRun(shard, end, open))));
+  const starts = await Promise.all(shards.slice(1).map((shard) => limit(() => afterFirstRun(shard, open))));
   /** @type {ShardRange[]} */
   const cut = [{ ...shards[0] }];
   for (const start of starts) {
-    const last = cut[cut.length - 1];
-    // A run to the object's end, or over the next planned cut: the shard before reads it all.
-    if (start.byte >= end || start.byte <= last.start) continue;
-    last.end = start.byte;
+    // A run (or rows the import rejects) over the next planned cut: the shard before reads it, and the
+    // search from that cut says where it ends.
+    if (start === undefined) continue;
+    cut[cut.length - 1].end = start.byte;
     cut.push({ ...shards[0], index: shards[0].index + cut.length, start: start.byte, end, line: start.line });
   }
   cut[cut.length - 1].end = end;
-  const moved = starts.filter((start, j) => start.byte !== shards[j + 1].start).length;
-  return { shards: cut, moved };
+  return { shards: cut };
 }
 
 /**
- * Where the shard starting at `shard.start` starts once the run of its first key is left to the shard
- * before: the first record of another key (or the object's end), and the lines before it.
- * @param {ShardRange} shard @param {number} end @param {OpenCut} open
+ * Where the shard from `shard.start` starts once the run of its first key is left to the shard before:
+ * the first record of another key and the lines before it; undefined when the run (or a stretch of
+ * rejected rows) reaches the shard's planned end. Each search reads its own shard's bytes at most, so
+ * that the searches together read the object once at most, whatever its runs.
+ * @param {ShardRange} shard @param {OpenCut} open
  */
-async function afterFirstRun(shard, end, open) {
+async function afterFirstRun(shard, open) {
   /** @type {import('../plan/spread-plan.js').SpreadRange} */
-  const range = { byte: shard.start, end, line: shard.line, stop: undefined };
+  const range = { byte: shard.start, end: shard.end, line: shard.line, stop: undefined };
   /** @type {import('./read-rows.js').BuildItem | undefined} */
   let buildItem;
   const readers = createRangeReaders([range], async (at) => {
@@ -69,13 +70,13 @@ async function afterFirstRun(shard, end, open) {
   } finally {
     readers.closeAll();
   }
-  return { byte: range.byte, line: range.line };
+  return range.byte >= shard.end ? undefined : { byte: range.byte, line: range.line };
 }
 
 /**
  * One object's cuts moved off runs of one key, its records read as its shards read them: what the planner
  * (plan/job-plan.js) is handed to place its cuts by.
- * @typedef {(shards: ShardRange[], object: KeyRunObject) => Promise<{ shards: ShardRange[], moved: number }>} CutsAtKeyRuns
+ * @typedef {(shards: ShardRange[], object: KeyRunObject) => Promise<{ shards: ShardRange[] }>} CutsAtKeyRuns
  */
 
 /**
@@ -93,7 +94,7 @@ async function afterFirstRun(shard, end, open) {
 /** @type {CutsAtKeyRuns} */
 export async function cutsAtKeyRuns(shards, { config, format, header, encoding, etag, bytes, keysOf, reopen }) {
   // Generated keys are new for every row: no run to keep whole.
-  if (config.generateKey || shards.length < 2) return { shards, moved: 0 };
+  if (config.generateKey || shards.length < 2) return { shards };
   const keys = await keysOf();
   /** @type {OpenCut} */
   const open = async ({ byte, line }) => {

@@ -130,7 +130,11 @@ function zstdReadable(source, where) {
           if (at === chunk.length) {
             const next = await input.next();
             if (next.done) {
-              decompress.push(new Uint8Array(0), true);
+              try {
+                decompress.push(new Uint8Array(0), true);
+              } catch (error) {
+                throw damaged(error);
+              }
               out.push(null);
               return;
             }
