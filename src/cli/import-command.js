@@ -128,9 +128,13 @@ async function runWithView(payload, config, flags, how) {
   const say = view?.say ?? ((/** @type {string} */ text) => process.stderr.write(`${text}\n`));
   const stop = new AbortController();
   const abandon = new AbortController();
+  let signals = 0;
   const onSignal = () => {
+    signals++;
     if (sharded) {
-      // The job stops its workers (a Ctrl-C on a terminal has reached them too, as this process's group).
+      // The job stops its workers (a Ctrl-C on a terminal has reached them too, as this process's group);
+      // a third Ctrl-C ends this process at once, as for one import.
+      if (signals >= 3) process.exit(130);
       if (stop.signal.aborted) return;
       stop.abort();
       say('The shards\' workers stop now. Run the same command again: shards that finished are skipped, the others run again from their start (rows written are written again, which changes nothing).');

@@ -48,11 +48,12 @@ const LOCAL_WORKERS_AT_ONCE = 4;
  */
 export async function runLocalJob(payload, config, { clients, logger, env, stop }) {
   const store = outputStoreFor(config, clients.s3);
-  let planning = await planStep(payload, { env, objectsAtOnce: LOCAL_WORKERS_AT_ONCE });
-  // Plan paused (segmentMs): it goes on, as the state machine runs it again.
+  let planning = await planStep(payload, { env, objectsAtOnce: LOCAL_WORKERS_AT_ONCE, stop });
+  // Plan paused (segmentMs): it goes on, as the state machine runs it again; stopped, it keeps how far it got.
   while ('planning' in planning) {
+    if (stop?.aborted) throw new JobError(`job ${planning.jobId}: stopped (Ctrl-C) while planning; run the same command again: the plan goes on from where it stopped`);
     logger.info('job planning', { jobId: planning.jobId, byte: planning.byte, bytes: planning.bytes });
-    planning = await planStep(payload, { env, objectsAtOnce: LOCAL_WORKERS_AT_ONCE });
+    planning = await planStep(payload, { env, objectsAtOnce: LOCAL_WORKERS_AT_ONCE, stop });
   }
   const planned = planning;
   const items = await readShardList(store, planned.shardList.key);

@@ -120,6 +120,20 @@ describe('a job on the state machine', () => {
     expect(looped.shards.map((/** @type {any} */ shard) => [shard.start, shard.end, shard.line])).toEqual(oncePlan.shards.map((/** @type {any} */ shard) => [shard.start, shard.end, shard.line]));
   });
 
+  it('stops planning at once when the job is stopped (Ctrl-C), keeping how far it got (review of issue 46)', async () => {
+    const table = await createTable(dynamodb);
+    await upload(s3, 'sfn/plan-stop.csv', peopleCsv(40_000));
+    const job = { bucket: TEST_BUCKET, key: 'sfn/plan-stop.csv', table, shards: 4 };
+    const paused = await planStep(job, { env: process.env, stop: AbortSignal.abort() });
+    expect(paused).toMatchObject({ planning: true });
+    const { runJob } = await import('../../src/handler.js');
+    const { resolveConfig } = await import('../../src/config/index.js');
+    await expect(runJob(job, resolveConfig(job, process.env), undefined, { stop: AbortSignal.abort() })).rejects.toThrow(/stopped \(Ctrl-C\) while planning; run the same command again: the plan goes on from where it stopped/);
+    // The next run goes on from the progress and finishes.
+    const summary = /** @type {any} */ (await handler(job));
+    expect(summary).toMatchObject({ state: 'done', rowsRead: 40_000, balanced: true });
+  });
+
   it('fails the job with the shard that fails for good, and a redrive runs only that shard to the end', async () => {
     const table = await createTable(dynamodb);
     // Enough rows that each shard takes several segments of 100 ms on any machine (dynalite takes some

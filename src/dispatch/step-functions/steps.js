@@ -44,19 +44,20 @@ import { bucketStore, outputStoreFor } from '../../state/output-store.js';
  * it up to its last cut: past segmentMs, or when the invocation's time falls to timeMarginMs, Plan keeps
  * how far it got and answers PlanningJob, and the next Plan goes on (as segments do).
  * @param {Record<string, unknown>} job  the job's payload
- * @param {{ env: Record<string, string | undefined>, objectsAtOnce?: number, headerByRef?: boolean, context?: import('../../segment/run-segment.js').InvocationContext }} deps
+ * @param {{ env: Record<string, string | undefined>, objectsAtOnce?: number, headerByRef?: boolean, context?: import('../../segment/run-segment.js').InvocationContext, stop?: AbortSignal }} deps
+ *   stop: a person stopped the job (off Lambda): Plan pauses as at its time's end
  *   objectsAtOnce: shards of a job over many objects that run at once when shardConcurrency does not say (default: all);
  *   headerByRef: the shards carry their CSV header by reference (header-ref.js), as in Step Functions' states
  * @returns {Promise<PlannedJob | PlanningJob>}
  */
-export async function planStep(job, { env, objectsAtOnce, headerByRef = false, context }) {
+export async function planStep(job, { env, objectsAtOnce, headerByRef = false, context, stop }) {
   const config = notDryRun(resolveConfig(job, env));
   const clients = clientsFor(config);
   const store = outputStoreFor(config, clients.s3);
   const now = performance.now();
   const remaining = context?.getRemainingTimeInMillis?.();
   const stopBy = Math.min(config.segmentMs === undefined ? Infinity : now + config.segmentMs, remaining === undefined ? Infinity : now + remaining - config.timeMarginMs);
-  const pause = () => performance.now() > stopBy;
+  const pause = () => stop?.aborted === true || performance.now() > stopBy;
   // A payload that resumes (a checkpoint) or runs one shard is one item as it is, as is an object too
   // small to cut or compressed (no plan). The job id is the one its execution was named by.
   const planned = wantsShards(config) ? await planJob(config, clients, store, { pause, cutsAtKeyRuns }) : undefined;
