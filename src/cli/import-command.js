@@ -214,8 +214,16 @@ async function runWithView(payload, config, flags, how) {
  */
 export function stoppedBooks(totals) {
   const n = (/** @type {number} */ value) => value.toLocaleString('en-US');
-  const more = /** @type {Array<[number | undefined, string]>} */ ([[totals.deleted, 'deleted'], [totals.duplicatesCollapsed, 'collapsed into a later row of their key'], [totals.skipped, 'skipped by the write mode']]);
-  return [`${n(totals.rowsRead)} rows read`, `${n(totals.written)} written`, ...more.slice(0, 1).flatMap(([count, what]) => (count ? [`${n(count)} ${what}`] : [])), `${n(totals.rejected)} rejected`, ...more.slice(1).flatMap(([count, what]) => (count ? [`${n(count)} ${what}`] : []))].join(', ');
+  /** A count that has rows, said; none, left out. @param {number | undefined} count @param {string} what */
+  const some = (count, what) => (count ? [`${n(count)} ${what}`] : []);
+  return [
+    `${n(totals.rowsRead)} rows read`,
+    `${n(totals.written)} written`,
+    ...some(totals.deleted, 'deleted'),
+    `${n(totals.rejected)} rejected`,
+    ...some(totals.duplicatesCollapsed, 'collapsed into a later row of their key'),
+    ...some(totals.skipped, 'skipped by the write mode'),
+  ].join(', ');
 }
 
 /**

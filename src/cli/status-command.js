@@ -155,6 +155,7 @@ export function formatJobStatus(status, locate) {
   }
   const t = status.total;
   rows.push(['total', t.state, n(t.rowsRead), ...counts(t), n(t.rowsPerSecond), '', `${t.seconds} s, books ${t.balanced ? 'balanced' : 'open'}`]);
-  const lastCount = 2 + counted.length + 1;
-  return [head, ...textTable(rows, (c) => c >= 2 && c <= lastCount + 1)].join('\n');
+  // Columns right-aligned: rows read, the counts, rejected, rows/s.
+  const ratePosition = 4 + counted.length;
+  return [head, ...textTable(rows, (c) => c >= 2 && c <= ratePosition)].join('\n');
 }

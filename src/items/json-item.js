@@ -70,10 +70,12 @@ function jsonLinesBuilder({ columnTypes, setSeparator, rename, drop, ttl, nest: 
   // JSON lines differ in their attributes, so a drop or rename naming one no line has is no mistake to
   // refuse; the segment warns of it at its end (absentColumns), as it may be a misspelled one.
   const unseen = new Set([...drop, ...Object.keys(rename)]);
+  const nearMiss = nearMissWarning([...drop, ...Object.keys(rename), ...(ttl !== undefined && ttl.after === undefined ? [ttl.column] : []), ...Object.keys(columnTypes)], shaping);
   const buildItem = function buildItem(/** @type {string[]} */ fields, /** @type {number} */ line) {
     const text = fields[0];
     const object = parseJson(text, line, 'the line');
     if (!isObject(object)) throw new RowError('INVALID_JSON', `line ${line}: the line is JSON but not an object; each line of JSON Lines is one item, {"name": value, ...}`);
+    nearMiss(object, line);
     /** @type {string[]} */
     let members = [];
     /** Under nest, the members as [name, wire text], nested once all are read. @type {Array<[string, string]> | undefined} */
@@ -114,6 +116,34 @@ function jsonLinesBuilder({ columnTypes, setSeparator, rename, drop, ttl, nest: 
     return finish(json, keyValues, sized, keys, line, deletes ? 'delete' : undefined);
   };
   return Object.assign(buildItem, { absentColumns: () => [...unseen] });
+}
+
+/** Lines looked at for an attribute named in another case than an option names it: a misspelling shows early. */
+const NEAR_MISS_LINES = 1_000;
+
+/**
+ * A warning, once, at the first of the first lines that lacks an attribute an option names (drop,
+ * rename, ttl, columnTypes) but has one that differs only in case or spaces: `--drop ssn` over lines with
+ * "SSN" would write every SSN. Lines differ, so an absent attribute is no mistake to refuse.
+ * @param {string[]} names @param {import('./shaping.js').Shaping} shaping
+ * @returns {(object: Record<string, unknown>, line: number) => void}
+ */
+function nearMissWarning(names, shaping) {
+  if (names.length === 0) return () => {};
+  const fold = (/** @type {string} */ name) => name.toLowerCase().replace(/\s+/g, '');
+  let left = NEAR_MISS_LINES;
+  return (object, line) => {
+    if (left <= 0) return;
+    left--;
+    for (const name of names) {
+      if (Object.hasOwn(object, name)) continue;
+      const near = Object.keys(object).find((attribute) => fold(attribute) === fold(name));
+      if (near === undefined) continue;
+      left = 0;
+      shaping.warn(`line ${line} has the attribute "${near}" where an option names "${name}": names are compared exactly, so it is not dropped, renamed or typed; name it as the lines spell it`, { line, attribute: near, option: name });
+      return;
+    }
+  };
 }
 
 /**

@@ -81,7 +81,7 @@ async function sendItem(sender, entry) {
       capacity.settle(-1);
       pace.release(reserved);
       if (sender.abandoned()) return;
-      if (kind === 'fatal' || kind === 'condition') throw error;
+      if (kind === 'fatal') throw error;
       if (kind === 'invalid') return sender.reject(entry, 'REJECTED_BY_TABLE', describeError(error));
       countFailedCall(sender, budget, kind, 1, error);
       lastError = error;

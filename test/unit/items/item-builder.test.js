@@ -288,3 +288,19 @@ describe('JSON Lines: drop and rename naming attributes no line has', () => {
     expect(absent().sort()).toEqual(['mail', 'ssn']);
   });
 });
+
+describe('JSON Lines: an option naming an attribute in another case', () => {
+  it('is warned of once, at the first line that has it so, with both names (review of issue 46)', async () => {
+    const { createJsonItemBuilder } = await import('../../../src/items/json-item.js');
+    const keys = /** @type {any} */ ({ partition: { name: 'id', type: 'S' } });
+    /** @type {Array<Record<string, unknown>>} */
+    const warnings = [];
+    const shaping = { importTime: 0, warn: (/** @type {string} */ message, /** @type {Record<string, unknown>} */ fields) => void warnings.push({ message, ...fields }) };
+    const build = createJsonItemBuilder('jsonl', resolveConfig({ file: '/tmp/x.jsonl', table: 'People', drop: 'ssn', columnTypes: 'amount:N' }, {}), keys, shaping);
+    build([JSON.stringify({ id: 'a', n: 1 })], 2);
+    expect(warnings).toEqual([]);
+    build([JSON.stringify({ id: 'b', SSN: '1' })], 3);
+    build([JSON.stringify({ id: 'c', SSN: '2', Amount: 3 })], 4);
+    expect(warnings).toEqual([{ message: expect.stringContaining('line 3 has the attribute "SSN" where an option names "ssn": names are compared exactly'), line: 3, attribute: 'SSN', option: 'ssn' }]);
+  });
+});
