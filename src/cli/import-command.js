@@ -11,6 +11,7 @@ import path from 'node:path';
 import { clientsFor } from '../clients.js';
 import { isCollection, OPTION_VARIABLES, resolveConfig } from '../config/index.js';
 import { ConfigError } from '../errors.js';
+import { isLoopback } from '../config/values.js';
 import { runJob } from '../handler.js';
 import { outputStoreFor } from '../state/output-store.js';
 import { logger as jsonLogger } from '../observe/logger.js';
@@ -77,6 +78,9 @@ export async function importCommand(source, flags, how) {
   if (flags.endpointUrl !== undefined) {
     if (flags.local) throw new ConfigError('--endpoint-url', flags.endpointUrl, '--local starts a local DynamoDB of its own: use one of --local and --endpoint-url');
     if (!URL.canParse(flags.endpointUrl) || !/^https?:$/.test(new URL(flags.endpointUrl).protocol)) throw new ConfigError('--endpoint-url', flags.endpointUrl, 'use the http:// or https:// URL of a DynamoDB-compatible server, such as http://127.0.0.1:8000');
+    if (new URL(flags.endpointUrl).protocol === 'http:' && !isLoopback(new URL(flags.endpointUrl).hostname)) {
+      throw new ConfigError('--endpoint-url', flags.endpointUrl, 'plain http:// sends the rows and a signed request in clear text: use https://, or http:// to a server on this machine (127.0.0.1, localhost, [::1])');
+    }
   }
   if (saved !== undefined) payload.checkpoint = saved.checkpoint;
   // A file that cannot be read is said before anything starts.

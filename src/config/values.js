@@ -265,7 +265,15 @@ export function optionalUrl(raw, name) {
   if (typeof raw !== 'string' || !URL.canParse(raw) || !/^https?:$/.test(new URL(raw).protocol)) {
     throw new ConfigError(name, raw, 'use an http:// or https:// URL, such as http://127.0.0.1:8000');
   }
+  if (new URL(raw).protocol === 'http:' && !isLoopback(new URL(raw).hostname)) {
+    throw new ConfigError(name, raw, 'plain http:// sends the rows and a signed request (with any session token) in clear text: use https://, or http:// to a server on this machine (127.0.0.1, localhost, [::1])');
+  }
   return raw;
+}
+
+/** Whether a URL's host is this machine: the loopback range, localhost, [::1]. @param {string} hostname */
+export function isLoopback(hostname) {
+  return hostname === 'localhost' || hostname === '[::1]' || /^127(\.\d{1,3}){3}$/.test(hostname);
 }
 
 export const COLUMN_TYPES = new Set(['S', 'N', 'BOOL', 'B', 'M', 'L', 'SS', 'NS', 'BS']);

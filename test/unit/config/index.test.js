@@ -85,6 +85,17 @@ describe('resolveConfig', () => {
     }
   });
 
+  it('takes plain http:// endpoints only to this machine: elsewhere rows and signed requests would go in clear text (issue 48)', () => {
+    const payload = { bucket: 'b', key: 'k', table: 'people' };
+    for (const endpoint of ['http://127.0.0.1:8000', 'http://localhost:4566', 'http://127.0.0.53:1', 'https://dynamodb.example.com']) {
+      expect(resolveConfig(payload, { DYNAMODB_ENDPOINT: endpoint, S3_ENDPOINT: endpoint }).dynamodbEndpoint).toBe(endpoint);
+    }
+    for (const endpoint of ['http://10.0.0.5:8000', 'http://dynamodb.example.com', 'http://127.0.0.1.example.com']) {
+      expect(() => resolveConfig(payload, { DYNAMODB_ENDPOINT: endpoint })).toThrow(/plain http:\/\/ sends the rows and a signed request .* in clear text: use https:\/\//);
+      expect(() => resolveConfig(payload, { S3_ENDPOINT: endpoint })).toThrow(/"s3Endpoint \(env S3_ENDPOINT\)"/);
+    }
+  });
+
   it('refuses a payload table other than TABLE_NAME unless ALLOWED_TABLES lists it', () => {
     const env = { TABLE_NAME: 'people' };
     expect(resolveConfig({ bucket: 'b', key: 'k' }, env).table).toBe('people');
