@@ -21,9 +21,10 @@ export function createRejectsWriter({ store, key, header }) {
   let done;
   /** @type {Error | undefined} */
   let failure;
-  /** @type {Promise<{ key: string, rows: number } | undefined> | undefined} */
+  /** @type {Promise<{ key: string, rows: number, formulaCells: number } | undefined> | undefined} */
   let closed;
   let rows = 0;
+  let formulaCells = 0;
 
   function open() {
     const upload = store.upload(key, 'text/csv; charset=utf-8', 'the rejects file');
@@ -60,6 +61,7 @@ export function createRejectsWriter({ store, key, header }) {
       if (failure !== undefined) throw failure;
       body ??= open();
       rows++;
+      for (const field of rejection.fields) if (FORMULA_START.test(field) && !PLAIN_NUMBER.test(field)) formulaCells++;
       body.write(csvLine([String(rejection.line), rejection.reason, rejection.message, ...rejection.fields]));
     },
 
@@ -76,7 +78,7 @@ export function createRejectsWriter({ store, key, header }) {
     /**
      * Ends the object. Resolves to its location and row count, or undefined if nothing was rejected.
      * Throws the upload's failure, every time it is called.
-     * @returns {Promise<{ key: string, rows: number } | undefined>}
+     * @returns {Promise<{ key: string, rows: number, formulaCells: number } | undefined>}
      */
     close() {
       closed ??= (async () => {
@@ -84,12 +86,20 @@ export function createRejectsWriter({ store, key, header }) {
         body.end();
         await done;
         if (failure !== undefined) throw failure;
-        return { key, rows };
+        return { key, rows, formulaCells };
       })();
       return closed;
     },
   };
 }
+
+/**
+ * Cells a spreadsheet runs as formulas when the file is opened (CSV injection: =, +, -, @, a tab or a
+ * carriage return first), plain numbers aside. The rejects file keeps rows as the source wrote them, so
+ * that --from-rejects reads them back exactly: such cells are counted and warned of, not changed.
+ */
+const FORMULA_START = /^[=+\-@\t\r]/;
+const PLAIN_NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 
 /**
  * One CSV line: fields with a comma, quote or line break are quoted, quotes doubled.

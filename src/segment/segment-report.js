@@ -96,6 +96,9 @@ export async function startSegmentReport({ config, store, logger, start, jobId, 
   function closeRejects() {
     rejectsClosed ??= rejects.close().then((written) => {
       if (written !== undefined) rejectsObjects.push(written.key);
+      if (written !== undefined && written.formulaCells > 0) {
+        logger.warn('rejects file holds formulas', { ...context, rejectsObject: written.key, cells: written.formulaCells, advice: 'cells that start with =, +, - or @ run as formulas when a spreadsheet opens the file: open it as text (import it as data), never by double-click; the file keeps them as the source wrote them, for --from-rejects' });
+      }
       throughput.stop();
     });
     return rejectsClosed;
