@@ -7,9 +7,9 @@ export default defineConfig({
     globalSetup: ['test/support/global-setup.js'],
     testTimeout: 180_000,
     hookTimeout: 180_000,
-    // Each import logs its JSON lines; show them only for a test that fails. A sharded job's worker
-    // processes log through the test's console too (src/dispatch/local-map.js).
+    // Each import logs its JSON lines; show them only for a test that fails: the logger and a sharded
+    // job's worker processes write through the test's console (src/observe/logger.js, dispatch/local-map.js).
     silent: 'passed-only',
-    env: { DDBLOAD_WORKER_OUTPUT: 'console' },
+    env: { DDBLOAD_LOGS_TO_CONSOLE: 'true' },
   },
 });

@@ -171,7 +171,7 @@ export function startLocalWorkers(payloads, { output } = {}) {
   const env = { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
   // Under a test runner, a worker's lines go through this process's console, which the runner shows only
   // for a test that fails (written to the inherited descriptors, they would bury its results).
-  const throughConsole = process.env.DDBLOAD_WORKER_OUTPUT === 'console';
+  const throughConsole = process.env.DDBLOAD_LOGS_TO_CONSOLE === 'true';
   const children = payloads.map((payload, i) => {
     const out = output?.(i) ?? (throughConsole ? 'pipe' : 'inherit');
     // The IPC channel closes when this process dies, however (a SIGKILL too): the worker then stops.
