@@ -191,8 +191,8 @@ export async function runCase(local, importCase, conditions) {
       backoffBaseMs: 2,
       backoffCapMs: 50,
       requestTimeoutMs: faults.hangCalls > 0 ? 500 : 5_000,
-      rejectsPrefix: 'oracle-rejects/',
-      statusPrefix: 'oracle-status/',
+      rejectsPrefix: 'rejects/oracle/',
+      statusPrefix: '_imports/oracle/',
       ...(conditions.segmentMs === undefined ? {} : { segmentMs: conditions.segmentMs }),
       ...(conditions.handOverEvery64Rows ? { timeMarginMs: 1_000 } : {}),
       ...((importCase.shards ?? conditions.shards) > 1 ? { shards: importCase.shards ?? conditions.shards } : {}),
@@ -219,11 +219,11 @@ export async function runCase(local, importCase, conditions) {
     /** @type {string[][]} */
     const rejects = [];
     // A stopped and resumed import: every run's rejects files, listed (each run names its own).
-    const rejectsObjects = importCase.stops === undefined ? summary?.rejectsObjects ?? [] : await listKeys(s3, `oracle-rejects/${key}/`);
+    const rejectsObjects = importCase.stops === undefined ? summary?.rejectsObjects ?? [] : await listKeys(s3, `rejects/oracle/${key}/`);
     for (const object of rejectsObjects) {
       const [, ...rows] = await readRejects(s3, object);
       // A prefix job's rejects files are named after their object: each line is that object's.
-      const source = objects?.find((each) => object.startsWith(`oracle-rejects/${key}${each.name}/`));
+      const source = objects?.find((each) => object.startsWith(`rejects/oracle/${key}${each.name}/`));
       rejects.push(...rows.map((row) => (objects === undefined ? row : [`${source?.name ?? object}:${row[0]}`, ...row.slice(1)])));
     }
     // A conditional call applied whose answer was lost (a reset after forwarding, writes given up at a
@@ -259,7 +259,7 @@ export async function runCase(local, importCase, conditions) {
       /** @type {unknown} */
       let thrownAgain;
       try {
-        summaryAgain = /** @type {Record<string, any>} */ (await handler({ ...event, key: fixedKey, format, fromRejects: true, rejectsPrefix: 'oracle-rejects-again/' }, /** @type {any} */ (context)));
+        summaryAgain = /** @type {Record<string, any>} */ (await handler({ ...event, key: fixedKey, format, fromRejects: true, rejectsPrefix: 'rejects/oracle-again/' }, /** @type {any} */ (context)));
       } catch (error) {
         thrownAgain = error;
       }

@@ -14,23 +14,13 @@
  *               write mode, CSV and JSON Lines, over held items of many sizes and versions (stale rows).
  */
 import fc from 'fast-check';
+import { seededRandom } from './differential.js';
 import { csvField, importCase, jsonString, storedKey } from './lanes.js';
 
 /** @typedef {import('./arbitraries.js').Features} Features */
 /** @typedef {import('./arbitraries.js').ImportCase} ImportCase */
 /** @typedef {import('./lanes.js').TableKeys} TableKeys */
 
-/** A small seeded generator (mulberry32): a case's versions and values from one drawn number. @param {number} seed */
-function seeded(seed) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Where the shard planner (src/plan/shard-plan.js, as its docs say) aims its cuts: the first record boundary at or past each. */
 export function plannedTargets(/** @type {number} */ start, /** @type {number} */ bytes, /** @type {number} */ shards) {
@@ -79,7 +69,7 @@ export function shardRunsLane(features, maxRows) {
  * @param {number} maxRows
  */
 function renderShardRuns(spec, maxRows) {
-  const random = seeded(spec.seed);
+  const random = seededRandom(spec.seed);
   const { format, keyType } = spec;
   const writeMode = spec.mode === 'delete' ? undefined : spec.mode === 'update-versioned' ? 'update' : spec.mode;
   const versioned = spec.mode === 'newer' || spec.mode === 'update-versioned';
