@@ -132,35 +132,7 @@ async function runWithView(payload, config, flags, how) {
   const say = view?.say ?? ((/** @type {string} */ text) => process.stderr.write(`${text}\n`));
   const stop = new AbortController();
   const abandon = new AbortController();
-  let signals = 0;
-  const onSignal = () => {
-    signals++;
-    if (sharded) {
-      // The job stops its workers (a Ctrl-C on a terminal has reached them too, as this process's group);
-      // a third Ctrl-C ends this process at once, as for one import.
-      if (signals >= 3) process.exit(130);
-      if (stop.signal.aborted) return;
-      stop.abort();
-      say('The shards\' workers stop now. Run the same command again: shards that finished are skipped, the others run again from their start (rows written are written again, which changes nothing).');
-      return;
-    }
-    if (config.dryRun) {
-      stop.abort();
-      say('Stopping the dry run: its report covers the rows read so far.');
-      return;
-    }
-    if (!stop.signal.aborted) {
-      stop.abort();
-      view?.setNote('stopping: draining');
-      say('Stopping at the next record boundary; the writes in flight are let finish. Press Ctrl-C again to give them up.');
-    } else if (!abandon.signal.aborted) {
-      abandon.abort();
-      view?.setNote('stopping: writes given up');
-      say('Giving up the writes in flight; their rows are saved with the checkpoint and written first on resume.');
-    } else {
-      process.exit(130);
-    }
-  };
+  const onSignal = signalHandler({ sharded, dryRun: config.dryRun, stop, abandon, say, note: (text) => view?.setNote(text) });
   process.on('SIGINT', onSignal);
   let result;
   try {
@@ -209,6 +181,44 @@ async function runWithView(payload, config, flags, how) {
   else if (!flags.quiet) process.stdout.write(`${JSON.stringify({ ...result, output: store.where('') })}\n`);
   if (summary.balanced === false) return EXIT.FAILED;
   return summary.rejected > 0 ? EXIT.FINISHED_WITH_REJECTS : EXIT.OK;
+}
+
+/**
+ * What each Ctrl-C (SIGINT) does. One import: the first stops reading at a record boundary and lets the
+ * writes in flight end, the second gives them up (their rows go with the checkpoint), the third ends the
+ * process. A sharded job: the first stops its workers and its planning, the third ends the process. A dry
+ * run: the first stops it with a report of the rows read so far.
+ * @param {{ sharded: boolean, dryRun: boolean, stop: AbortController, abandon: AbortController, say: (text: string) => void, note: (text: string) => void }} options
+ */
+function signalHandler({ sharded, dryRun, stop, abandon, say, note }) {
+  let signals = 0;
+  return () => {
+    signals++;
+    if (sharded) {
+      // The job stops its workers (a Ctrl-C on a terminal has reached them too, as this process's group).
+      if (signals >= 3) process.exit(130);
+      if (stop.signal.aborted) return;
+      stop.abort();
+      say('The shards\' workers stop now. Run the same command again: shards that finished are skipped, the others run again from their start (rows written are written again, which changes nothing).');
+      return;
+    }
+    if (dryRun) {
+      stop.abort();
+      say('Stopping the dry run: its report covers the rows read so far.');
+      return;
+    }
+    if (!stop.signal.aborted) {
+      stop.abort();
+      note('stopping: draining');
+      say('Stopping at the next record boundary; the writes in flight are let finish. Press Ctrl-C again to give them up.');
+    } else if (!abandon.signal.aborted) {
+      abandon.abort();
+      note('stopping: writes given up');
+      say('Giving up the writes in flight; their rows are saved with the checkpoint and written first on resume.');
+    } else {
+      process.exit(130);
+    }
+  };
 }
 
 /**

@@ -121,20 +121,7 @@ export function buildProgram(argv) {
       process.exitCode = onAws ? await awsStatusCommand(job, flags) : await statusCommand(job, flags);
     });
 
-  program
-    .command('iam-policy')
-    .description('print the least-privilege IAM policy a person needs for import --on-aws, status and redrive on a stack')
-    .requiredOption('--stack <name>', 'the deployed stack, <service>-<stage> (csv-import-dev)')
-    .requiredOption('--account <id>', "the stack's AWS account id (12 digits)")
-    .option('--region <region>', "the stack's region (default: the SDK's: AWS_REGION)")
-    .option('--output-bucket <bucket>', "the stack's output bucket (default: the demo stack's, <stack>-<region>-source)")
-    .addHelpText('after', `
-The same policy the tests' IAM gate judges the command line's calls by (src/cli/iam-policy.js).
-Example:
-  $ ${NAME} iam-policy --stack csv-import-dev --account 111122223333 --region us-east-1 > ddbload-user.json`)
-    .action((flags) => {
-      process.exitCode = iamPolicyCommand(flags);
-    });
+  addIamPolicyCommand(program);
 
   program
     .command('redrive')
@@ -186,6 +173,27 @@ function withoutResume(argv) {
     else if (!options[i].startsWith('--resume=')) kept.push(options[i]);
   }
   return { kept, rest: end === -1 ? [] : argv.slice(end) };
+}
+
+/**
+ * `ddbload iam-policy`: the command line's least-privilege policy for a stack.
+ * @param {Command} program
+ */
+function addIamPolicyCommand(program) {
+  program
+    .command('iam-policy')
+    .description('print the least-privilege IAM policy a person needs for import --on-aws, status and redrive on a stack')
+    .requiredOption('--stack <name>', 'the deployed stack, <service>-<stage> (csv-import-dev)')
+    .requiredOption('--account <id>', "the stack's AWS account id (12 digits)")
+    .option('--region <region>', "the stack's region (default: the SDK's: AWS_REGION)")
+    .option('--output-bucket <bucket>', "the stack's output bucket (default: the demo stack's, <stack>-<region>-source)")
+    .addHelpText('after', `
+The same policy the tests' IAM gate judges the command line's calls by (src/cli/iam-policy.js).
+Example:
+  $ ${NAME} iam-policy --stack csv-import-dev --account 111122223333 --region us-east-1 > ddbload-user.json`)
+    .action((flags) => {
+      process.exitCode = iamPolicyCommand(flags);
+    });
 }
 
 /**

@@ -74,11 +74,11 @@ describe('import against DynamoDB Local and the S3 emulator', () => {
   it('fails before writing with a message that names the problem', async () => {
     const table = await createTable(dynamodb);
     await upload(s3, 'nokey/rows.csv', 'name,age\nAnn,3\n');
-    await expect(handler({ bucket: TEST_BUCKET, key: 'nokey/rows.csv', table })).rejects.toThrow(/no key column "id" \(the first line has 2 columns; if the file has no header line, add one\)/);
+    await expect(handler({ bucket: TEST_BUCKET, key: 'nokey/rows.csv', table })).rejects.toThrow(/Invalid option "keyColumn": got "id"; .*the header has no column "id"; the first line has 2 columns; if the file has no header line, add one/);
     // A file without a header line: its first row is taken for the header, and no value of it may reach the message or the log.
     await upload(s3, 'noheader/rows.csv', 'Ann Secret,555-0101\nBob,555-0102\n');
     const failure = await handler({ bucket: TEST_BUCKET, key: 'noheader/rows.csv', table }).catch((/** @type {Error} */ error) => error);
-    expect(String(failure)).toMatch(/no key column "id"/);
+    expect(String(failure)).toMatch(/the header has no column "id"/);
     expect(String(failure)).not.toMatch(/Ann Secret|555-0101/);
     await expect(handler({ bucket: TEST_BUCKET, key: 'missing.csv', table })).rejects.toThrow(/s3:\/\/test-imports\/missing.csv does not exist/);
     await expect(handler({ bucket: TEST_BUCKET, key: 'nokey/rows.csv', table, concurrency: 0 })).rejects.toThrow(/"concurrency"/);
