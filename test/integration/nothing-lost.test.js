@@ -397,6 +397,11 @@ describe('security', () => {
       });
       onCleanup(() => spy.mockRestore());
     }
+    // Under vitest the logger writes through the global console (src/observe/logger.js): its lines too.
+    for (const method of /** @type {const} */ (['log', 'info', 'warn', 'error', 'debug'])) {
+      const spy = vi.spyOn(console, method).mockImplementation((/** @type {any[]} */ ...args) => void output.push(`${args.map(String).join(' ')}\n`));
+      onCleanup(() => spy.mockRestore());
+    }
     const summary = summaryOf(await handler({ bucket: TEST_BUCKET, key: 'canary/input.csv', table, columnTypes: 'n:N', logIntervalMs: 100 }));
     expect(summary).toMatchObject({ rowsRead: 4, written: 1, rejected: 3 });
     const lines = output.join('').split('\n').filter((line) => line !== '');
