@@ -50,14 +50,16 @@ export function applyWrite(items, itemLines, keyId, item, line, settings) {
   if (column !== undefined) {
     const version = own(item, column);
     if (version === undefined || typeOf(version) === undefined) return 'INVALID_VERSION';
-    if (existing !== undefined && !lower(own(existing, column), version)) return 'skipped';
   }
+  // DynamoDB validates a request before it evaluates its condition: an expression past 4 KB is refused
+  // whatever the item holds (a stale row too).
   if (mode === 'update') {
     const keyNames = [settings.tableKeys?.partition.name ?? settings.keyColumn, settings.tableKeys?.sort?.name ?? settings.sortKeyColumn];
     const sets = Object.keys(item).filter((name) => !keyNames.includes(name)).length;
     if (sets >= UPDATE_ATTRIBUTES_PAST) return 'REJECTED_BY_TABLE';
     if (sets > UPDATE_ATTRIBUTES_FIT) throw new Error(`an update of ${sets} attributes: the oracle cannot say whether its expression fits 4 KB (generate at most ${UPDATE_ATTRIBUTES_FIT} or at least ${UPDATE_ATTRIBUTES_PAST})`);
   }
+  if (column !== undefined && existing !== undefined && !lower(own(existing, column), own(item, column) ?? {})) return 'skipped';
   if (mode === 'newer') return write(item);
   if (mode === 'update') return write({ ...(existing ?? {}), ...item });
   throw new Error(`unknown write mode ${mode}`);
