@@ -74,15 +74,19 @@ export async function planJob(config, clients, store, { cutsAtKeyRuns, pause = (
   if (isCollection(config)) return planCollection(config, s3, store, { keysOf, pause, cutsAtKeyRuns });
   const where = sourceWhere(config);
   const head = await openRawSource(s3, config, { etag: config.etag });
-  head.body.destroy();
   const jobId = jobIdOf(config, head.etag);
   const existing = await planToKeep(config, store, jobId);
   const { wanted, capped } = shardCountFor(config, head.contentLength);
-  if (existing !== undefined || wanted <= 1) return existing;
+  if (existing !== undefined || wanted <= 1) {
+    head.body.destroy();
+    return existing;
+  }
   // The table is checked before the object is read: a wrong key is said at once, not after the scan.
   if (!config.generateKey) await keysOf();
   const progress = await progressToKeep(config, store, jobId, head.etag);
-  const source = await openRawSource(s3, config, { start: progress?.cut?.byte ?? 0, etag: head.etag });
+  // A plan from its start reads the object as first opened; one going on opens it at its progress.
+  if (progress?.cut !== undefined) head.body.destroy();
+  const source = progress?.cut === undefined ? head : await openRawSource(s3, config, { start: progress.cut.byte, etag: head.etag });
   const reopen = async (/** @type {number} */ byte) => (await openRawSource(s3, config, { start: byte, etag: head.etag })).body;
   // A compressed file cannot be cut: the job runs as one import, whose summary says so.
   const cut = await cutObject(source.body, { config, key: config.key ?? config.file ?? '', bytes: head.contentLength, shards: wanted, where, etag: head.etag, keysOf, reopen, resume: progress?.cut, pause, cutsAtKeyRuns });
